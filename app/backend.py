@@ -1,0 +1,85 @@
+"""The storage and runtime one process serves from: database, key-value store, clock, mail.
+
+The main and the CRM application share one Backend; whoever creates it starts and stops it.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from tortoise import Tortoise
+from tortoise.migrations.api import migrate as migrate_api
+
+from app.settings import Settings
+from models import tortoise_config
+from services.infra import runtime as rt_mod
+from services.infra.clock import Clock
+from services.infra.kv import open_store
+from services.infra.mail import Mailer
+from services.infra.runtime import Runtime, ServiceConfig
+
+log = logging.getLogger("qafila")
+
+
+def db_url_for(settings: Settings) -> str:
+    url = settings.database_url
+    if url.startswith("sqlite://"):
+        path = url[len("sqlite://"):].split("?", 1)[0]
+        if path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if "?" not in url:
+            url += "?busy_timeout=10000"
+    return url
+
+
+async def migrate_database(settings: Settings) -> None:
+    """Apply the committed migrations (idempotent)."""
+    config = tortoise_config(db_url_for(settings))
+    await migrate_api(config=config)
+    await Tortoise.close_connections()
+
+
+class Backend:
+    def __init__(self, settings: Settings, *, clock: Clock | None = None, mailer: Mailer | None = None):
+        self.settings = settings
+        self.runtime = Runtime(
+            config=ServiceConfig(env=settings.env, secret_key=settings.secret_key,
+                                 public_url=settings.public_url, pay_url=settings.pay_url),
+            kv=open_store(settings.redis_url),
+            clock=clock or Clock(),
+            mailer=mailer or Mailer(smtp_url=settings.smtp_url),
+        )
+        self.started = False
+
+    async def start(self) -> None:
+        if self.settings.migrate_on_start:
+            await migrate_database(self.settings)
+        await Tortoise.init(config=tortoise_config(db_url_for(self.settings)), _enable_global_fallback=True)
+        rt_mod.install(self.runtime)
+        self.started = True
+
+    async def stop(self) -> None:
+        if not self.started:
+            return
+        self.started = False
+        rt_mod.install(None)
+        await self.runtime.kv.close()
+        await Tortoise.close_connections()
+
+    async def health(self) -> dict[str, str]:
+        from tortoise import connections
+
+        out = {"status": "ok", "database": "ok", "kv": "ok"}
+        try:
+            await connections.get("default").execute_query("SELECT 1")
+        except Exception as exc:  # noqa: BLE001 - reported, not raised
+            log.warning("health: database down: %s", type(exc).__name__)
+            out["database"] = "down"
+        try:
+            await self.runtime.kv.ping()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("health: kv down: %s", type(exc).__name__)
+            out["kv"] = "down"
+        if out["database"] != "ok" or out["kv"] != "ok":
+            out["status"] = "degraded"
+        return out

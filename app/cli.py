@@ -1,0 +1,160 @@
+"""The `qafila` command: serve, migrate, create-merchant, makemigrations."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import json
+import logging
+import signal
+import sys
+
+from aiohttp import web
+
+from app.backend import Backend, migrate_database
+from app.settings import Settings, SettingsError, load_settings
+
+log = logging.getLogger("qafila")
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except SettingsError as exc:
+        print(f"qafila: configuration error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+def _logging() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    logging.getLogger("tortoise").setLevel(logging.WARNING)
+    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+
+
+def _embedded_lock(settings: Settings):
+    """The embedded key-value store lives in one process: refuse a second one on this var dir."""
+    settings.var_dir.mkdir(parents=True, exist_ok=True)
+    fh = open(settings.var_dir / "embedded-store.lock", "w")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        print("qafila: another `qafila serve` already runs on the embedded store in "
+              f"{settings.var_dir}; the embedded store cannot be shared between processes. "
+              "Set REDIS_URL (and DATABASE_URL to PostgreSQL) to run several workers.", file=sys.stderr)
+        raise SystemExit(2) from None
+    return fh
+
+
+async def _demo(backend: Backend) -> dict:
+    from models.core import Merchant
+    from services import api_keys
+    from services.merchants import create_merchant
+
+    email = "demo@qafila.example.com"
+    merchant = await Merchant.get_or_none(email=email)
+    if merchant is None:
+        merchant, keys = await create_merchant(email=email, name="Demo Merchant")
+    else:
+        keys = {}
+        for kind in ("secret", "publishable"):
+            _, keys[f"{kind}_key"] = await api_keys.issue_key(merchant_id=merchant.id, kind=kind,
+                                                              livemode=False, name=f"demo {kind}")
+    return {"merchant_id": merchant.id, **keys}
+
+
+async def _serve(args, settings: Settings) -> None:
+    from app.server import create_app
+
+    backend = Backend(settings)
+    await backend.start()
+    main_app = create_app(settings, backend=backend)
+    crm_app = create_app(settings, kind="crm", backend=backend)
+    runners = []
+    try:
+        for app, port in ((main_app, args.port), (crm_app, args.crm_port)):
+            runner = web.AppRunner(app, access_log=log if settings.access_log else None)
+            await runner.setup()
+            await web.TCPSite(runner, args.host, port).start()
+            runners.append(runner)
+        main_url, crm_url = f"http://{args.host}:{args.port}", f"http://{args.host}:{args.crm_port}"
+        if args.demo:
+            demo = await _demo(backend)
+            print(json.dumps(demo), flush=True)
+            print(f"Qafila is running.\n  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
+                  f"  REST:            {main_url}/api/...  {main_url}/v1/...\n"
+                  f"  CRM:             {crm_url}/api/...\n  Health:          {main_url}/health\n"
+                  f"  Try: curl -H 'Authorization: Bearer {demo['secret_key']}' {main_url}/api/api-keys",
+                  flush=True)
+        log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s)", main_url, crm_url, settings.env,
+                 settings.database_url.split("://")[0], backend.runtime.kv.name)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+    finally:
+        for runner in runners:
+            await runner.cleanup()
+        await backend.stop()
+
+
+async def _create_merchant(args, settings: Settings) -> None:
+    from services.errors import DomainError
+    from services.merchants import create_merchant
+
+    settings.migrate_on_start = True
+    backend = Backend(settings)
+    await backend.start()
+    try:
+        merchant, keys = await create_merchant(email=args.email, name=args.name)
+        print(json.dumps({"merchant_id": merchant.id, "email": merchant.email, **keys}), flush=True)
+    except DomainError as exc:
+        print(f"qafila: {exc.message}", file=sys.stderr)
+        raise SystemExit(1) from None
+    finally:
+        await backend.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="qafila", description="Qafila payments and CRM back end")
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the main (API, /v1, GraphQL) and CRM applications")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--crm-port", type=int, default=8001)
+    serve.add_argument("--workers", type=int, default=1, help="processes (needs REDIS_URL and PostgreSQL)")
+    serve.add_argument("--demo", action="store_true", help="create a demo merchant and print its keys")
+    sub.add_parser("migrate", help="apply the database migrations")
+    cm = sub.add_parser("create-merchant", help="create a merchant and print its test keys as JSON")
+    cm.add_argument("--email", required=True)
+    cm.add_argument("--name", default="")
+    args = parser.parse_args(argv)
+    _logging()
+    settings = _settings()
+
+    if args.command == "serve":
+        if args.workers != 1:
+            if settings.embedded_store or settings.sqlite:
+                print("qafila: --workers > 1 needs REDIS_URL and a PostgreSQL DATABASE_URL: the embedded "
+                      "store and SQLite are for one process only.", file=sys.stderr)
+                raise SystemExit(2)
+            print("qafila: run several `qafila serve` processes (or gunicorn with aiohttp's worker) "
+                  "behind a load balancer; --workers only validates the configuration here.", file=sys.stderr)
+            raise SystemExit(2)
+        lock = _embedded_lock(settings) if settings.embedded_store else None
+        try:
+            asyncio.run(_serve(args, settings))
+        except KeyboardInterrupt:
+            pass
+        finally:
+            if lock:
+                lock.close()
+    elif args.command == "migrate":
+        asyncio.run(migrate_database(settings))
+        print("migrations applied", flush=True)
+    elif args.command == "create-merchant":
+        asyncio.run(_create_merchant(args, settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""The /graphql endpoint: authenticates, rate-limits (the caller's /api bucket), builds the
+context, and renders errors by the rules of DESIGN.md."""
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import orjson
+from aiohttp import web
+from strawberry.aiohttp.views import GraphQLView
+
+from rest_compat.routing import client_address, json_response, request_id
+from schema import format_error
+from schema.context import Context
+from services import auth, ratelimit
+from services.errors import DomainError
+
+
+class QafilaGraphQLView(GraphQLView):
+    def __init__(self, schema, *, graphiql: bool, kind: str = "main",
+                 authenticate: Callable[..., Awaitable] = auth.authenticate,
+                 rate_rule: ratelimit.Rule = ratelimit.MERCHANT_API):
+        super().__init__(schema=schema, graphql_ide="graphiql" if graphiql else None,
+                         allow_queries_via_get=True)
+        self.kind = kind
+        self.authenticate = authenticate
+        self.rate_rule = rate_rule
+
+    async def __call__(self, request: web.Request) -> web.StreamResponse:
+        rid = request_id(request)
+        principal, auth_error = None, None
+        header = request.headers.get("Authorization")
+        if header:
+            try:
+                principal = await self.authenticate(header, allow_publishable=False)
+            except DomainError as err:
+                auth_error = err
+        subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
+        state = None
+        if request.method == "POST" or request.query.get("query"):
+            state = await ratelimit.hit(self.rate_rule, subject)
+            if not state.allowed:
+                return json_response({"data": None, "errors": [{
+                    "message": self.rate_rule.message,
+                    "extensions": {"code": "rate_limit_exceeded", "status": 429, "request_id": rid}}]},
+                    status=429, headers=state.headers())
+        request["qafila_context"] = Context(request=request, request_id=rid,
+                                            client_address=client_address(request),
+                                            _principal=principal, _auth_error=auth_error, kind=self.kind)
+        response = await super().__call__(request)
+        if state is not None:
+            response.headers.update(state.headers())
+        return response
+
+    async def get_context(self, request: web.Request, response) -> Context:
+        return request["qafila_context"]
+
+    async def process_result(self, request: web.Request, result):
+        data = {"data": result.data}
+        if result.errors:
+            rid = request_id(request)
+            data["errors"] = [format_error(e, rid) for e in result.errors]
+        if result.extensions:
+            data["extensions"] = result.extensions
+        return data
+
+    def encode_json(self, data) -> bytes:
+        return orjson.dumps(data)

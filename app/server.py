@@ -1,0 +1,123 @@
+"""The composition root: `create_app()` builds the main or the CRM aiohttp application."""
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+
+import aiohttp_cors
+from aiohttp import web
+
+from app.backend import Backend
+from app.graphql_view import QafilaGraphQLView
+from app.settings import Settings, load_settings
+from rest_compat import intents_v1, merchant_api
+from rest_compat.routing import Interface, build_subapp, json_response, openapi_paths
+from schema import build_schema
+from services.infra.clock import Clock
+from services.infra.mail import Mailer
+
+log = logging.getLogger("qafila")
+
+BACKEND = web.AppKey("backend", Backend)
+SETTINGS = web.AppKey("settings", Settings)
+_SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+@web.middleware
+async def request_id_middleware(request: web.Request, handler):
+    incoming = request.headers.get("X-Request-Id", "")
+    rid = incoming if _SAFE_REQUEST_ID.fullmatch(incoming) else f"req-{uuid.uuid4().hex[:16]}"
+    request["request_id"] = rid
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers["X-Request-Id"] = rid
+        raise
+    except Exception:
+        log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
+        return json_response({"error": {"type": "api_error", "code": "internal_error",
+                                        "message": "Internal server error", "param": None, "request_id": rid}},
+                             status=500, headers={"X-Request-Id": rid})
+    response.headers["X-Request-Id"] = rid
+    return response
+
+
+def _cors(app: web.Application, settings: Settings):
+    if settings.env == "production":
+        origins = [o for o in settings.cors_origins if o != "*"]
+    else:
+        origins = settings.cors_origins or ["*"]
+    options = aiohttp_cors.ResourceOptions(allow_credentials=False, expose_headers=(
+        "X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "Retry-After"),
+        allow_headers=("Authorization", "Content-Type", "X-Idempotency-Key", "X-Request-Id"),
+        allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=600)
+    return aiohttp_cors.setup(app, defaults={o: options for o in origins})
+
+
+def _openapi(interfaces: list[Interface], title: str, settings: Settings) -> dict:
+    paths: dict = {}
+    for iface in interfaces:
+        paths.update(openapi_paths(iface))
+    return {"openapi": "3.1.0", "info": {"title": title, "version": "1.0"},
+            "servers": [{"url": settings.public_url}], "paths": paths,
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}}
+
+
+def _mount(app: web.Application, iface: Interface, cors) -> None:
+    sub = build_subapp(iface)
+    if cors is not None:
+        sub_cors = _cors(sub, app[SETTINGS])
+        for route in list(sub.router.routes()):
+            sub_cors.add(route)
+    app.add_subapp(iface.prefix, sub)
+
+
+def interfaces(kind: str) -> list[Interface]:
+    if kind == "crm":
+        from rest_compat import crm_api
+        return [crm_api.interface()]
+    return [merchant_api.interface(), intents_v1.interface()]
+
+
+def create_app(settings: Settings | None = None, *, kind: str = "main", backend: Backend | None = None,
+               clock: Clock | None = None, mailer: Mailer | None = None) -> web.Application:
+    """The main application (kind="main": /graphql, /api, /v1, /health, /openapi.json) or the CRM
+    one (kind="crm": its own /api, /graphql, /health). Without a shared `backend` the app
+    owns one and starts/stops it with its cleanup context."""
+    settings = settings or (backend.settings if backend else load_settings())
+    app = web.Application(middlewares=[request_id_middleware])
+    app[SETTINGS] = settings
+    owned = backend is None
+    app[BACKEND] = backend = backend or Backend(settings, clock=clock, mailer=mailer)
+
+    if owned:
+        async def lifecycle(app: web.Application):
+            await backend.start()
+            yield
+            await backend.stop()
+        app.cleanup_ctx.append(lifecycle)
+
+    async def health(request: web.Request) -> web.Response:
+        body = await request.app[BACKEND].health()
+        return json_response(body, status=200 if body["status"] == "ok" else 503)
+
+    ifaces = interfaces(kind)
+    doc = _openapi(ifaces, "Qafila CRM API" if kind == "crm" else "Qafila API", settings)
+
+    async def openapi(request: web.Request) -> web.Response:
+        return json_response(doc)
+
+    app.router.add_get("/health", health)
+    app.router.add_get("/openapi.json", openapi)
+
+    view = QafilaGraphQLView(build_schema(production=settings.env == "production"),
+                             graphiql=settings.env != "production", kind=kind)
+    cors = _cors(app, settings)
+    gql = app.router.add_resource("/graphql")
+    for method in ("GET", "POST"):
+        cors.add(gql.add_route(method, view))
+    for iface in ifaces:
+        # CORS on /graphql and /v1 only: browser checkouts and frontend teams; /api is server-side.
+        _mount(app, iface, cors if iface.prefix == "/v1" else None)
+    return app

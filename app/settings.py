@@ -1,0 +1,97 @@
+"""Configuration from the environment, validated once at start-up with a clear message."""
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ENVIRONMENTS = ("development", "test", "production")
+
+
+class SettingsError(Exception):
+    """A bad configuration value; the message names the variable and what is expected."""
+
+
+@dataclass
+class Settings:
+    env: str = "development"
+    database_url: str = "sqlite://./var/qafila.sqlite3"
+    redis_url: str | None = None
+    secret_key: str = ""
+    public_url: str = "http://127.0.0.1:8000"
+    pay_url: str = "http://127.0.0.1:8000/pay"
+    smtp_url: str | None = None
+    cors_origins: list[str] = field(default_factory=list)
+    var_dir: Path = Path("./var")
+    migrate_on_start: bool = True
+    access_log: bool = False
+
+    @property
+    def embedded_store(self) -> bool:
+        return self.redis_url is None
+
+    @property
+    def sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite://")
+
+
+def _url(name: str, value: str, schemes: tuple[str, ...]) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in schemes or not (parts.netloc or parts.path):
+        raise SettingsError(f"{name}={value!r} is not valid: expected a URL starting with "
+                            f"{' or '.join(s + '://' for s in schemes)}")
+    return value.rstrip("/")
+
+
+def _secret_key(env: str, value: str | None, var_dir: Path) -> str:
+    if value:
+        if len(value) < 32:
+            raise SettingsError("QAFILA_SECRET_KEY must be at least 32 characters (e.g. `openssl rand -hex 32`)")
+        return value
+    if env == "production":
+        raise SettingsError("QAFILA_SECRET_KEY is required when QAFILA_ENV=production")
+    if env == "test":
+        return secrets.token_hex(32)
+    path = var_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    var_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    path.write_text(key + "\n")
+    path.chmod(0o600)
+    return key
+
+
+def load_settings(environ: dict[str, str] | None = None) -> Settings:
+    e = dict(os.environ if environ is None else environ)
+    env = e.get("QAFILA_ENV", "development").strip() or "development"
+    if env not in ENVIRONMENTS:
+        raise SettingsError(f"QAFILA_ENV={env!r} is not valid: expected one of {', '.join(ENVIRONMENTS)}")
+    var_dir = Path(e.get("QAFILA_VAR_DIR", "./var"))
+    database_url = e.get("DATABASE_URL", "").strip() or f"sqlite://{var_dir}/qafila.sqlite3"
+    database_url = _url("DATABASE_URL", database_url, ("sqlite", "postgres", "postgresql"))
+    if database_url.startswith("postgresql://"):
+        database_url = "postgres://" + database_url[len("postgresql://"):]
+    redis_url = e.get("REDIS_URL", "").strip() or None
+    if redis_url:
+        redis_url = _url("REDIS_URL", redis_url, ("redis", "rediss", "unix"))
+    smtp_url = e.get("QAFILA_SMTP_URL", "").strip() or None
+    if smtp_url:
+        smtp_url = _url("QAFILA_SMTP_URL", smtp_url, ("smtp", "smtps"))
+    public_url = _url("QAFILA_PUBLIC_URL", e.get("QAFILA_PUBLIC_URL", "").strip() or "http://127.0.0.1:8000",
+                      ("http", "https"))
+    pay_url = _url("QAFILA_PAY_URL", e.get("QAFILA_PAY_URL", "").strip() or f"{public_url}/pay", ("http", "https"))
+    origins = [o.strip().rstrip("/") for o in e.get("QAFILA_CORS_ORIGINS", "").split(",") if o.strip()]
+    for o in origins:
+        if o != "*":
+            _url("QAFILA_CORS_ORIGINS", o, ("http", "https"))
+    if env == "production" and "*" in origins:
+        raise SettingsError("QAFILA_CORS_ORIGINS may not be * in production: list the allowed origins")
+    if env == "production" and database_url.startswith("sqlite://"):
+        pass    # allowed (a single small shop), but one worker only: enforced at serve time
+    return Settings(env=env, database_url=database_url, redis_url=redis_url,
+                    secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
+                    public_url=public_url, pay_url=pay_url, smtp_url=smtp_url, cors_origins=origins,
+                    var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "") in ("1", "true", "yes"))

@@ -1,0 +1,82 @@
+"""The merchant interface `/api/...` of merchant-api.md: route table and response shapers.
+
+Errors carry the documented message for their status ("Invalid request body", "Invalid API
+key", ...); the specific reason is in `detail` and the field in `param`."""
+from __future__ import annotations
+
+from rest_compat.routing import Call, Interface, Route
+from rest_compat.shapes import page, ts
+from services import api_keys, auth, ratelimit
+from services.errors import DomainError
+
+DOCUMENTED_MESSAGES = {
+    400: "Invalid request body",
+    401: "Invalid API key",
+    402: "Payment declined",
+    404: "Resource not found",
+    429: "Rate limit exceeded (100/min)",
+    500: "Internal server error",
+}
+
+
+def render_error(err: DomainError, rid: str) -> dict:
+    message = DOCUMENTED_MESSAGES.get(err.status, err.message)
+    if err.status == 400 and err.code not in ("invalid_request", "invalid_json"):
+        message = err.message      # a refused transition says what is wrong, not "invalid body"
+    return {"error": {"type": err.type, "code": err.code, "message": message, "param": err.param,
+                      "detail": err.message, "request_id": rid}}
+
+
+# ---------------------------------------------------------------- authentication
+
+async def auth_request_otp(call: Call) -> dict:
+    r = await auth.request_otp(data=await call.body(), client_address=call.client_address)
+    return {"request_id": r.request_id, "expires_in": r.expires_in}
+
+
+async def auth_verify_otp(call: Call) -> dict:
+    s = await auth.verify_otp(data=await call.body())
+    return {"token": s.token, "merchant_id": s.merchant_id, "expires_in": s.expires_in}
+
+
+# ---------------------------------------------------------------- API keys
+
+def api_key_shape(k) -> dict:
+    return {"id": k.id, "object": "api_key", "name": k.name, "type": k.kind, "prefix": k.prefix,
+            "mode": "live" if k.livemode else "test", "status": k.status,
+            "created_at": ts(k.created_at), "last_used": ts(k.last_used)}
+
+
+async def api_keys_list(call: Call) -> dict:
+    p = await api_keys.list_api_keys(principal=call.principal, limit=call.query.get("limit"),
+                                     starting_after=call.query.get("starting_after"))
+    return page([api_key_shape(k) for k in p.items], p, total=p.total)
+
+
+async def api_keys_create(call: Call) -> dict:
+    created = await api_keys.create_api_key(principal=call.principal, data=await call.body())
+    return {**api_key_shape(created.key), "key": created.secret}
+
+
+async def api_keys_revoke(call: Call) -> dict:
+    k = await api_keys.revoke_api_key(principal=call.principal, key_id=call.params["id"])
+    return {"id": k.id, "status": k.status, "revoked_at": ts(k.revoked_at)}
+
+
+ROUTES: list[Route] = [
+    Route("POST", "/auth/request-otp", auth_request_otp, auth="public", summary="Send a one-time password",
+          request_fields=("email",), response_fields=("request_id", "expires_in")),
+    Route("POST", "/auth/verify-otp", auth_verify_otp, auth="public", summary="Exchange the code for a token",
+          request_fields=("request_id", "otp"), response_fields=("token", "merchant_id")),
+    Route("GET", "/api-keys", api_keys_list, summary="List API keys",
+          response_fields=("data", "has_more")),
+    Route("POST", "/api-keys", api_keys_create, summary="Create an API key",
+          request_fields=("name", "mode", "type"), response_fields=("id", "key", "prefix", "mode")),
+    Route("PUT", "/api-keys/{id}/revoke", api_keys_revoke, summary="Revoke an API key",
+          response_fields=("id", "status")),
+]
+
+
+def interface() -> Interface:
+    return Interface(name="merchant", prefix="/api", routes=ROUTES, render_error=render_error,
+                     rate_rule=ratelimit.MERCHANT_API)

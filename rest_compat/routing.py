@@ -1,0 +1,191 @@
+"""Declarative REST route tables, mounted as aiohttp sub-applications with their own error
+middleware. A row: method, path, auth kind, handler (parse -> call a service -> shape), status.
+The same rows generate the OpenAPI document."""
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from services import auth, ratelimit
+from services.errors import DomainError, NotFound, ValidationError
+from services.principal import Principal
+
+log = logging.getLogger("qafila.http")
+
+MAX_BODY = 1024 * 1024
+REQUEST_ID = web.AppKey("request_id_header", str)
+_SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
+
+def dumps(data: Any) -> bytes:
+    return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+
+
+def json_response(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    return web.Response(body=dumps(data), status=status, headers=headers, content_type="application/json")
+
+
+def request_id(request: web.Request) -> str:
+    return request.get("request_id") or "req-unknown"
+
+
+def client_address(request: web.Request) -> str:
+    return request.remote or "unknown"
+
+
+@dataclass
+class Call:
+    """What a handler sees: the principal, path and query parameters, and the parsed body."""
+
+    request: web.Request
+    principal: Principal | None
+    _body: Any = None
+    _parsed: bool = False
+
+    @property
+    def params(self) -> dict[str, str]:
+        return dict(self.request.match_info)
+
+    @property
+    def query(self):
+        return self.request.query
+
+    @property
+    def client_address(self) -> str:
+        return client_address(self.request)
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self.request.headers.get("X-Idempotency-Key") or None
+
+    async def body(self) -> dict:
+        """The JSON object sent; an empty body is {}; anything else is 400 with no param."""
+        if not self._parsed:
+            raw = await self.request.read()
+            self._parsed = True
+            if not raw.strip():
+                self._body = {}
+            else:
+                try:
+                    self._body = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
+                if not isinstance(self._body, dict):
+                    raise ValidationError("Request body must be a JSON object", code="invalid_json")
+        return self._body
+
+
+Handler = Callable[[Call], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    handler: Handler
+    auth: str = "key"               # public | key | key_or_publishable
+    status: int = 200
+    summary: str = ""
+    request_fields: tuple[str, ...] = ()
+    response_fields: tuple[str, ...] = ()
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+ErrorRenderer = Callable[[DomainError, str], dict]
+
+
+@dataclass(frozen=True)
+class Interface:
+    """One REST interface: its routes, how it renders errors, and its rate-limit rule."""
+
+    name: str
+    prefix: str
+    routes: list[Route]
+    render_error: ErrorRenderer
+    rate_rule: ratelimit.Rule
+    authenticate: Callable[..., Awaitable[Principal]] = auth.authenticate
+
+
+def _error_response(iface: Interface, err: DomainError, rid: str) -> web.Response:
+    headers = dict(err.headers)
+    headers["X-Request-Id"] = rid
+    return json_response(iface.render_error(err, rid), status=err.status, headers=headers)
+
+
+def build_subapp(iface: Interface) -> web.Application:
+    @web.middleware
+    async def errors(request: web.Request, handler):
+        rid = request_id(request)
+        try:
+            return await handler(request)
+        except DomainError as err:
+            return _error_response(iface, err, rid)
+        except web.HTTPNotFound:
+            return _error_response(iface, NotFound(param=None), rid)
+        except web.HTTPMethodNotAllowed as exc:
+            err = DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed",
+                              status=405, headers={"Allow": ",".join(sorted(exc.allowed_methods))})
+            return _error_response(iface, err, rid)
+        except web.HTTPRequestEntityTooLarge:
+            return _error_response(iface, ValidationError("Request body is too large", code="body_too_large",
+                                                          status=413), rid)
+        except web.HTTPException:
+            raise
+        except Exception:
+            log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
+            err = DomainError("Internal server error", code="internal_error", status=500)
+            err.type = "api_error"
+            return _error_response(iface, err, rid)
+
+    app = web.Application(middlewares=[errors], client_max_size=MAX_BODY)
+    for route in iface.routes:
+        app.router.add_route(route.method, route.path, _wrap(iface, route))
+    return app
+
+
+def _wrap(iface: Interface, route: Route):
+    async def handle(request: web.Request) -> web.StreamResponse:
+        principal = None
+        if route.auth != "public":
+            principal = await iface.authenticate(request.headers.get("Authorization"),
+                                                 allow_publishable=route.auth == "key_or_publishable")
+            subject = principal.credential_id
+        else:
+            subject = f"ip:{client_address(request)}"
+        state = await ratelimit.hit(iface.rate_rule, subject)
+        if not state.allowed:
+            raise DomainError(iface.rate_rule.message, code="rate_limit_exceeded", status=429,
+                              headers=state.headers())
+        result = await route.handler(Call(request, principal))
+        if isinstance(result, web.StreamResponse):
+            result.headers.update(state.headers())
+            return result
+        return json_response(result, status=route.status, headers=state.headers())
+
+    handle.__name__ = route.handler.__name__
+    return handle
+
+
+def openapi_paths(iface: Interface) -> dict:
+    paths: dict[str, dict] = {}
+    for r in iface.routes:
+        path = iface.prefix + re.sub(r"\{(\w+)(:[^}]*)?\}", r"{\1}", r.path)
+        op: dict[str, Any] = {"operationId": f"{iface.name}.{r.handler.__name__}", "summary": r.summary,
+                              "responses": {str(r.status): {"description": ", ".join(r.response_fields) or "OK"}}}
+        if r.auth != "public":
+            op["security"] = [{"bearer": []}]
+        params = re.findall(r"\{(\w+)", r.path)
+        if params:
+            op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
+                                for p in params]
+        if r.request_fields:
+            op["requestBody"] = {"content": {"application/json": {"schema": {
+                "type": "object", "properties": {f: {} for f in r.request_fields}}}}}
+        paths.setdefault(path, {})[r.method.lower()] = op
+    return paths

@@ -1,0 +1,81 @@
+"""The one GraphQL schema: each domain module contributes a Query and a Mutation class."""
+from __future__ import annotations
+
+import importlib
+import logging
+
+import strawberry
+from graphql import GraphQLError
+from strawberry.extensions import (DisableIntrospection, MaxAliasesLimiter, MaxTokensLimiter, ParserCache,
+                                   QueryDepthLimiter, ValidationCache)
+from strawberry.tools import merge_types
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.relay import NODE_RESOLVERS, Node
+from services.errors import DomainError, NotFound
+
+log = logging.getLogger("qafila.graphql")
+
+# Domain modules, in the order their fields appear. Each may define Query and/or Mutation.
+DOMAINS = ["schema.identity"]
+
+MAX_DEPTH = 10
+MAX_ALIASES = 30
+MAX_TOKENS = 5000
+
+
+@strawberry.type
+class NodeQuery:
+    @strawberry.field(description="Any object by its prefixed id (pay_..., key_..., cus_...).")
+    async def node(self, info: Info[Context, None], id: strawberry.ID) -> Node | None:
+        prefix = str(id).split("_", 1)[0]
+        resolver = NODE_RESOLVERS.get(prefix)
+        if resolver is None:
+            raise NotFound()
+        return await resolver(info, str(id))
+
+
+class QafilaSchema(strawberry.Schema):
+    def process_errors(self, errors: list[GraphQLError], execution_context=None) -> None:
+        # Expected outcomes are not logged; the rest is logged once by the view with a request id.
+        return None
+
+
+def build_schema(*, production: bool = False) -> strawberry.Schema:
+    queries, mutations = [NodeQuery], []
+    for name in DOMAINS:
+        mod = importlib.import_module(name)
+        if hasattr(mod, "Query"):
+            queries.append(mod.Query)
+        if hasattr(mod, "Mutation"):
+            mutations.append(mod.Mutation)
+    query = merge_types("Query", tuple(queries))
+    mutation = merge_types("Mutation", tuple(mutations)) if mutations else None
+    extensions = [
+        ParserCache, ValidationCache,
+        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+        lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+    ]
+    if production:
+        extensions.append(DisableIntrospection)
+    return QafilaSchema(query=query, mutation=mutation, extensions=extensions)
+
+
+def format_error(err: GraphQLError, request_id: str) -> dict:
+    """errors[] entry: message + extensions {code, status} (+ param) in the REST codes."""
+    original = err.original_error
+    out = err.formatted
+    if isinstance(original, DomainError):
+        out["message"] = original.message
+        out["extensions"] = {"code": original.code, "status": original.status, "param": original.param,
+                             "request_id": request_id}
+    elif original is None:
+        out["extensions"] = {"code": "graphql_validation_failed", "status": 400, "request_id": request_id}
+    else:
+        log.error("unexpected error in GraphQL request_id=%s path=%s", request_id, err.path,
+                  exc_info=(type(original), original, original.__traceback__))
+        out = {"message": "Internal server error", "path": err.path,
+               "extensions": {"code": "internal_error", "status": 500, "request_id": request_id}}
+    return out

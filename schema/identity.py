@@ -1,0 +1,170 @@
+"""GraphQL for merchants, API keys and one-time-password sign-in."""
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+
+import strawberry
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.errors import UserError, user_errors
+from schema.inputs import to_data
+from schema.relay import Connection, Node, check_first, connection, node_resolver
+from services import api_keys, auth, merchants
+from services.errors import NotFound
+
+
+@strawberry.enum
+class ApiKeyMode(enum.Enum):
+    TEST = "test"
+    LIVE = "live"
+
+
+@strawberry.enum
+class ApiKeyType(enum.Enum):
+    SECRET = "secret"
+    PUBLISHABLE = "publishable"
+
+
+@strawberry.type
+class Merchant(Node):
+    id: strawberry.ID
+    email: str
+    name: str
+    created_at: datetime
+    livemode: bool
+
+    @classmethod
+    def of(cls, m, livemode: bool) -> Merchant:
+        return cls(id=strawberry.ID(m.id), email=m.email, name=m.name, created_at=m.created_at, livemode=livemode)
+
+
+@strawberry.type
+class ApiKey(Node):
+    id: strawberry.ID
+    name: str
+    type: str
+    prefix: str
+    mode: str
+    status: str
+    created_at: datetime
+    last_used: datetime | None
+
+    @classmethod
+    def of(cls, k) -> ApiKey:
+        return cls(id=strawberry.ID(k.id), name=k.name, type=k.kind, prefix=k.prefix,
+                   mode="live" if k.livemode else "test", status=k.status, created_at=k.created_at,
+                   last_used=k.last_used)
+
+
+@node_resolver("key")
+async def _key_node(info: Info[Context, None], node_id: str):
+    return ApiKey.of(await api_keys.get_api_key(principal=info.context.principal, key_id=node_id))
+
+
+@node_resolver("mer")
+async def _merchant_node(info: Info[Context, None], node_id: str):
+    p = info.context.principal
+    if node_id != p.merchant_id:
+        raise NotFound()
+    return Merchant.of(await merchants.get_viewer(principal=p), p.livemode)
+
+
+@strawberry.input
+class ApiKeyCreateInput:
+    name: str | None = strawberry.UNSET
+    mode: ApiKeyMode | None = strawberry.UNSET
+    type: ApiKeyType | None = strawberry.UNSET
+
+
+@strawberry.type
+class ApiKeyCreatePayload:
+    api_key: ApiKey | None = None
+    key: str | None = strawberry.field(default=None, description="The full key, shown once.")
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class ApiKeyRevokeInput:
+    id: strawberry.ID
+
+
+@strawberry.type
+class ApiKeyRevokePayload:
+    api_key: ApiKey | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class OtpRequestInput:
+    email: str
+
+
+@strawberry.type
+class OtpRequestPayload:
+    request_id: str | None = None
+    expires_in: int | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class OtpVerifyInput:
+    request_id: str
+    otp: str
+
+
+@strawberry.type
+class OtpVerifyPayload:
+    token: str | None = None
+    merchant_id: str | None = None
+    expires_in: int | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="The merchant the credential belongs to.")
+    async def viewer(self, info: Info[Context, None]) -> Merchant:
+        p = info.context.principal
+        return Merchant.of(await merchants.get_viewer(principal=p), p.livemode)
+
+    @strawberry.field
+    async def api_keys(self, info: Info[Context, None], first: int | None = None,
+                       after: str | None = None) -> Connection[ApiKey]:
+        page = await api_keys.list_api_keys(principal=info.context.principal, limit=check_first(first),
+                                            starting_after=after)
+        return connection(page, ApiKey.of, after=after)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def api_key_create(self, info: Info[Context, None], input: ApiKeyCreateInput) -> ApiKeyCreatePayload:
+        principal = info.context.principal
+        created, errors = await user_errors(lambda: api_keys.create_api_key(principal=principal,
+                                                                           data=to_data(input)))
+        if errors:
+            return ApiKeyCreatePayload(user_errors=errors)
+        return ApiKeyCreatePayload(api_key=ApiKey.of(created.key), key=created.secret)
+
+    @strawberry.mutation
+    async def api_key_revoke(self, info: Info[Context, None], input: ApiKeyRevokeInput) -> ApiKeyRevokePayload:
+        principal = info.context.principal
+        key, errors = await user_errors(lambda: api_keys.revoke_api_key(principal=principal, key_id=str(input.id)))
+        return ApiKeyRevokePayload(api_key=ApiKey.of(key) if key else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def otp_request(self, info: Info[Context, None], input: OtpRequestInput) -> OtpRequestPayload:
+        r, errors = await user_errors(lambda: auth.request_otp(data=to_data(input),
+                                                               client_address=info.context.client_address))
+        if errors:
+            return OtpRequestPayload(user_errors=errors)
+        return OtpRequestPayload(request_id=r.request_id, expires_in=r.expires_in)
+
+    @strawberry.mutation
+    async def otp_verify(self, info: Info[Context, None], input: OtpVerifyInput) -> OtpVerifyPayload:
+        s, errors = await user_errors(lambda: auth.verify_otp(data=to_data(input)))
+        if errors:
+            return OtpVerifyPayload(user_errors=errors)
+        return OtpVerifyPayload(token=s.token, merchant_id=s.merchant_id, expires_in=s.expires_in)

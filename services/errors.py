@@ -1,0 +1,89 @@
+"""The one error model of both protocols: every expected failure is a DomainError.
+
+REST renders it as {"error": {"type", "code", "message", "param"}} with its status; GraphQL
+puts it in a payload's userErrors or in errors[].extensions {code, status}.
+"""
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    status = 400
+    code = "invalid_request"
+    type = "invalid_request_error"
+
+    def __init__(self, message: str, *, code: str | None = None, param: str | None = None,
+                 status: int | None = None, headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status = status
+        self.param = param
+        self.headers = headers or {}
+
+    def as_dict(self) -> dict:
+        return {"type": self.type, "code": self.code, "message": self.message, "param": self.param}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.status}, {self.code!r}, {self.message!r}, param={self.param!r})"
+
+
+class ValidationError(DomainError):
+    """Bad input: a field is missing, of the wrong type, out of range, unknown or too long."""
+    status = 400
+    code = "invalid_request"
+
+
+class AuthenticationError(DomainError):
+    status = 401
+    code = "invalid_api_key"
+    type = "authentication_error"
+
+
+class PermissionDenied(DomainError):
+    status = 403
+    code = "permission_denied"
+    type = "permission_error"
+
+
+class NotFound(DomainError):
+    status = 404
+    code = "resource_not_found"
+
+    def __init__(self, message: str = "Resource not found", *, param: str | None = "id", **kw):
+        super().__init__(message, param=param, **kw)
+
+
+class InvalidState(DomainError):
+    """The operation is not allowed from the object's current state."""
+    status = 400
+    code = "invalid_state"
+
+
+class PaymentDeclined(DomainError):
+    status = 402
+    code = "payment_declined"
+    type = "card_error"
+
+
+class Conflict(DomainError):
+    status = 409
+    code = "conflict"
+
+
+class IdempotencyConflict(Conflict):
+    code = "idempotency_conflict"
+    type = "idempotency_error"
+
+
+class RateLimited(DomainError):
+    status = 429
+    code = "rate_limit_exceeded"
+    type = "rate_limit_error"
+
+
+class ServiceUnavailable(DomainError):
+    status = 503
+    code = "service_unavailable"
+    type = "api_error"

@@ -1,0 +1,118 @@
+"""The key-value store: Redis when REDIS_URL is set, else an in-process store.
+
+Shared, short-lived state lives here (rate-limit counters, idempotency records, OTPs). Every
+operation that must be atomic across processes is one Redis command or one Lua script.
+Expiry here is garbage collection only; rules that depend on time compare against the
+injected clock, so they behave the same on both stores.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Protocol
+
+
+class KeyValueStore(Protocol):
+    name: str
+
+    async def ping(self) -> bool: ...
+    async def get(self, key: str) -> str | None: ...
+    async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool: ...
+    async def delete(self, key: str) -> int: ...
+    async def incr(self, key: str, *, ttl: float) -> int: ...
+    async def close(self) -> None: ...
+
+
+class MemoryStore:
+    """The embedded store: one process only (the app refuses to start several workers on it)."""
+
+    name = "memory"
+
+    def __init__(self):
+        self._data: dict[str, tuple[str, float | None]] = {}
+        self._ops = 0
+
+    def _live(self, key: str) -> str | None:
+        item = self._data.get(key)
+        if item is None:
+            return None
+        value, expires = item
+        if expires is not None and expires <= time.monotonic():
+            del self._data[key]
+            return None
+        return value
+
+    def _sweep(self) -> None:
+        self._ops += 1
+        if self._ops % 4096 == 0:
+            now = time.monotonic()
+            for k in [k for k, (_, e) in self._data.items() if e is not None and e <= now]:
+                del self._data[k]
+
+    async def ping(self) -> bool:
+        return True
+
+    async def get(self, key: str) -> str | None:
+        return self._live(key)
+
+    async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool:
+        self._sweep()
+        if nx and self._live(key) is not None:
+            return False
+        self._data[key] = (value, time.monotonic() + ttl if ttl else None)
+        return True
+
+    async def delete(self, key: str) -> int:
+        return 1 if self._data.pop(key, None) is not None else 0
+
+    async def incr(self, key: str, *, ttl: float) -> int:
+        self._sweep()
+        current = self._live(key)
+        n = int(current) + 1 if current is not None else 1
+        expires = self._data[key][1] if current is not None else time.monotonic() + ttl
+        self._data[key] = (str(n), expires)
+        return n
+
+    async def close(self) -> None:
+        self._data.clear()
+
+
+_INCR_SCRIPT = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+class RedisStore:
+    name = "redis"
+
+    def __init__(self, url: str):
+        import redis.asyncio as redis
+
+        self._redis = redis.from_url(url, decode_responses=True, socket_timeout=5,
+                                     socket_connect_timeout=5)
+        self._incr = self._redis.register_script(_INCR_SCRIPT)
+
+    async def ping(self) -> bool:
+        return bool(await asyncio.wait_for(self._redis.ping(), 2))
+
+    async def get(self, key: str) -> str | None:
+        return await self._redis.get(key)
+
+    async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool:
+        px = int(ttl * 1000) if ttl else None
+        return bool(await self._redis.set(key, value, px=px, nx=nx))
+
+    async def delete(self, key: str) -> int:
+        return int(await self._redis.delete(key))
+
+    async def incr(self, key: str, *, ttl: float) -> int:
+        return int(await self._incr(keys=[key], args=[int(ttl * 1000)]))
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+def open_store(url: str | None) -> KeyValueStore:
+    return RedisStore(url) if url else MemoryStore()

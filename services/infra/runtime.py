@@ -1,0 +1,49 @@
+"""The process-wide runtime that services use: configuration, clock, key-value store, mail.
+
+The application (app/) builds one Runtime at start-up and installs it; services read it with
+`runtime()`. Tests install their own, with a FrozenClock.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from services.infra.clock import Clock
+from services.infra.kv import KeyValueStore, MemoryStore
+from services.infra.mail import Mailer
+
+
+@dataclass
+class ServiceConfig:
+    env: str = "development"
+    secret_key: str = "dev-secret-key-change-me-0123456789abcdef"
+    public_url: str = "http://127.0.0.1:8000"
+    pay_url: str = "http://127.0.0.1:8000/pay"
+    otp_ttl_seconds: int = 600
+    otp_max_attempts: int = 5
+    session_ttl_seconds: int = 12 * 3600
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+
+@dataclass
+class Runtime:
+    config: ServiceConfig = field(default_factory=ServiceConfig)
+    kv: KeyValueStore = field(default_factory=MemoryStore)
+    clock: Clock = field(default_factory=Clock)
+    mailer: Mailer = field(default_factory=Mailer)
+
+
+_current: Runtime | None = None
+
+
+def install(rt: Runtime | None) -> None:
+    global _current
+    _current = rt
+
+
+def runtime() -> Runtime:
+    if _current is None:
+        raise RuntimeError("no Runtime installed: the application installs one at start-up")
+    return _current

@@ -1,0 +1,30 @@
+"""Who is calling: a merchant in live or test mode, through a secret key, a publishable key
+or a session token. Every service takes one and scopes every query by it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+CredentialKind = Literal["secret", "publishable", "session"]
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    merchant_id: str
+    livemode: bool
+    kind: CredentialKind
+    key_id: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return "live" if self.livemode else "test"
+
+    @property
+    def credential_id(self) -> str:
+        """What the rate limit counts against: the key, or the merchant's session."""
+        return self.key_id or f"session:{self.merchant_id}"
+
+    @property
+    def scope(self) -> dict:
+        """The filter that confines a query to this tenant and mode."""
+        return {"merchant_id": self.merchant_id, "livemode": self.livemode}
