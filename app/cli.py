@@ -67,7 +67,7 @@ async def _serve(args, settings: Settings) -> None:
 
     backend = Backend(settings)
     await backend.start()
-    main_app = create_app(settings, backend=backend)
+    main_app = create_app(settings, backend=backend, workers=True)
     crm_app = create_app(settings, kind="crm", backend=backend)
     runners = []
     try:

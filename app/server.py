@@ -1,6 +1,7 @@
 """The composition root: `create_app()` builds the main or the CRM aiohttp application."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import uuid
@@ -81,7 +82,8 @@ def interfaces(kind: str) -> list[Interface]:
 
 
 def create_app(settings: Settings | None = None, *, kind: str = "main", backend: Backend | None = None,
-               clock: Clock | None = None, mailer: Mailer | None = None) -> web.Application:
+               clock: Clock | None = None, mailer: Mailer | None = None,
+               workers: bool = False) -> web.Application:
     """The main application (kind="main": /graphql, /api, /v1, /health, /openapi.json) or the CRM
     one (kind="crm": its own /api, /graphql, /health). Without a shared `backend` the app
     owns one and starts/stops it with its cleanup context."""
@@ -97,6 +99,19 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
             yield
             await backend.stop()
         app.cleanup_ctx.append(lifecycle)
+
+    if workers:
+        async def run_workers(app: web.Application):
+            from app.workers import run_all
+            stop = asyncio.Event()
+            task = asyncio.create_task(run_all(backend, stop))
+            yield
+            stop.set()
+            try:
+                await asyncio.wait_for(task, 10)
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - shutting down
+                task.cancel()
+        app.cleanup_ctx.append(run_workers)
 
     async def health(request: web.Request) -> web.Response:
         body = await request.app[BACKEND].health()

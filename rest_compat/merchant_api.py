@@ -78,5 +78,8 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    return Interface(name="merchant", prefix="/api", routes=ROUTES, render_error=render_error,
+    from rest_compat import merchant_payments, merchant_webhooks
+
+    routes = ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES
+    return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
                      rate_rule=ratelimit.MERCHANT_API)

@@ -18,7 +18,7 @@ from services.errors import DomainError, NotFound
 log = logging.getLogger("qafila.graphql")
 
 # Domain modules, in the order their fields appear. Each may define Query and/or Mutation.
-DOMAINS = ["schema.identity"]
+DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.webhooks", "schema.crm"]
 
 MAX_DEPTH = 10
 MAX_ALIASES = 30

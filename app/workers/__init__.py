@@ -1,0 +1,23 @@
+"""Background workers that `qafila serve` runs beside the applications (and `qafila worker` alone).
+
+Each module named in WORKER_MODULES exposes `async def run(backend, stop: asyncio.Event)`; it
+loops until `stop` is set, taking time from backend.runtime.clock.
+"""
+from __future__ import annotations
+
+import asyncio
+import importlib
+import logging
+
+log = logging.getLogger("qafila.workers")
+
+WORKER_MODULES: list[str] = []
+
+
+async def run_all(backend, stop: asyncio.Event) -> None:
+    tasks = [asyncio.create_task(importlib.import_module(name).run(backend, stop), name=name)
+             for name in WORKER_MODULES]
+    if not tasks:
+        await stop.wait()
+        return
+    await asyncio.gather(*tasks)

@@ -1,0 +1,2 @@
+"""GraphQL for intents (listed in schema.DOMAINS)."""
+from __future__ import annotations

@@ -1,0 +1,27 @@
+"""Events: `emit` writes one row to the outbox inside the caller's transaction, so a state
+change and its event commit or roll back together. Delivery is services/webhooks.py's job."""
+from __future__ import annotations
+
+from typing import Any
+
+from models.events import Event
+from services.ids import new_id
+from services.infra.runtime import runtime
+
+# Every type of payment-intents-v1.md plus those the merchant interface needs.
+EVENT_TYPES = (
+    "payment.created", "payment.processing", "payment.succeeded", "payment.failed", "payment.refunded",
+    "payment.disputed", "payment.captured", "payment.voided",
+    "crypto.detected", "crypto.confirmed", "crypto.expired",
+    "cod.assigned", "cod.delivered", "cod.returned",
+    "payout.paid", "invoice.sent", "subscription.renewed",
+)
+
+
+async def emit(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
+    """Call inside the transaction of the change (`async with in_transaction():`)."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type}")
+    return await Event.create(id=new_id("evt"), merchant_id=merchant_id, livemode=livemode, type=type,
+                              object_id=obj.get("id") if isinstance(obj.get("id"), str) else None,
+                              data=obj, created_at=runtime().clock.now())
