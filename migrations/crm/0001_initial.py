@@ -1,0 +1,152 @@
+from tortoise import migrations
+from tortoise.migrations import operations as ops
+from tortoise.fields.base import OnDelete
+from tortoise import fields
+from tortoise.indexes import Index
+
+class Migration(migrations.Migration):
+    initial = True
+
+    operations = [
+        ops.CreateModel(
+            name='Company',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('name', fields.CharField(max_length=200)),
+                ('plan', fields.CharField(default='free', max_length=8)),
+                ('commission_rate', fields.CharField(default='0.05', max_length=12)),
+                ('currency', fields.CharField(default='USD', max_length=3)),
+                ('phone_number_id', fields.CharField(null=True, unique=True, max_length=64)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_companies', 'app': 'crm', 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='Customer',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='customers', on_delete=OnDelete.CASCADE)),
+                ('name', fields.CharField(max_length=200)),
+                ('email', fields.CharField(null=True, max_length=254)),
+                ('phone', fields.CharField(null=True, max_length=20)),
+                ('tags', fields.CharField(default='', max_length=1000)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('updated_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_customers', 'app': 'crm', 'indexes': [Index(fields=['company_id', 'created_at']), Index(fields=['company_id', 'phone'])], 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='ExchangeRate',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='rates', on_delete=OnDelete.CASCADE)),
+                ('base', fields.CharField(max_length=3)),
+                ('quote', fields.CharField(max_length=3)),
+                ('rate', fields.CharField(max_length=32)),
+                ('rate_date', fields.DateField()),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('updated_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_exchange_rates', 'app': 'crm', 'unique_together': (('company_id', 'base', 'quote', 'rate_date'),), 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='Message',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='messages', on_delete=OnDelete.CASCADE)),
+                ('customer', fields.ForeignKeyField('crm.Customer', source_field='customer_id', null=True, db_constraint=True, to_field='id', related_name='messages', on_delete=OnDelete.CASCADE)),
+                ('platform_message_id', fields.CharField(null=True, max_length=128)),
+                ('direction', fields.CharField(max_length=8)),
+                ('phone', fields.CharField(max_length=20)),
+                ('type', fields.CharField(default='text', max_length=16)),
+                ('body', fields.TextField(default='', unique=False)),
+                ('status', fields.CharField(max_length=12)),
+                ('error', fields.CharField(null=True, max_length=300)),
+                ('read', fields.BooleanField(default=False)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_messages', 'app': 'crm', 'unique_together': (('company_id', 'platform_message_id'),), 'indexes': [Index(fields=['company_id', 'phone']), Index(fields=['company_id', 'customer_id'])], 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='User',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='users', on_delete=OnDelete.CASCADE)),
+                ('email', fields.CharField(unique=True, max_length=254)),
+                ('name', fields.CharField(default='', max_length=200)),
+                ('password_hash', fields.CharField(max_length=255)),
+                ('role', fields.CharField(default='member', max_length=8)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_users', 'app': 'crm', 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='Deal',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='deals', on_delete=OnDelete.CASCADE)),
+                ('customer', fields.ForeignKeyField('crm.Customer', source_field='customer_id', db_constraint=True, to_field='id', related_name='deals', on_delete=OnDelete.CASCADE)),
+                ('owner', fields.ForeignKeyField('crm.User', source_field='owner_id', db_constraint=True, to_field='id', related_name='deals', on_delete=OnDelete.RESTRICT)),
+                ('title', fields.CharField(max_length=200)),
+                ('stage', fields.CharField(default='lead', max_length=12)),
+                ('value', fields.BigIntField()),
+                ('currency', fields.CharField(max_length=3)),
+                ('probability', fields.IntField(default=0)),
+                ('won_cycle', fields.IntField(default=0)),
+                ('won_at', fields.DatetimeField(null=True, auto_now=False, auto_now_add=False)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('updated_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_deals', 'app': 'crm', 'indexes': [Index(fields=['company_id', 'created_at']), Index(fields=['company_id', 'stage'])], 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='Commission',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='commissions', on_delete=OnDelete.CASCADE)),
+                ('deal', fields.ForeignKeyField('crm.Deal', source_field='deal_id', db_constraint=True, to_field='id', related_name='commissions', on_delete=OnDelete.CASCADE)),
+                ('user', fields.ForeignKeyField('crm.User', source_field='user_id', db_constraint=True, to_field='id', related_name='commissions', on_delete=OnDelete.CASCADE)),
+                ('cycle', fields.IntField()),
+                ('amount', fields.BigIntField()),
+                ('currency', fields.CharField(max_length=3)),
+                ('rate', fields.CharField(max_length=12)),
+                ('status', fields.CharField(default='active', max_length=10)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('reversed_at', fields.DatetimeField(null=True, auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_commissions', 'app': 'crm', 'unique_together': (('deal_id', 'cycle'),), 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='SessionFamily',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('company', fields.ForeignKeyField('crm.Company', source_field='company_id', db_constraint=True, to_field='id', related_name='sessions', on_delete=OnDelete.CASCADE)),
+                ('user', fields.ForeignKeyField('crm.User', source_field='user_id', db_constraint=True, to_field='id', related_name='sessions', on_delete=OnDelete.CASCADE)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('revoked_at', fields.DatetimeField(null=True, auto_now=False, auto_now_add=False)),
+                ('revoked_reason', fields.CharField(null=True, max_length=16)),
+            ],
+            options={'table': 'crm_session_families', 'app': 'crm', 'pk_attr': 'id', 'table_description': 'One sign-in: every refresh token rotated from it belongs to it; revoking it ends them all'},
+            bases=['Model'],
+        ),
+        ops.CreateModel(
+            name='RefreshToken',
+            fields=[
+                ('id', fields.CharField(primary_key=True, unique=True, db_index=True, max_length=40)),
+                ('family', fields.ForeignKeyField('crm.SessionFamily', source_field='family_id', db_constraint=True, to_field='id', related_name='tokens', on_delete=OnDelete.CASCADE)),
+                ('token_hash', fields.CharField(unique=True, max_length=64)),
+                ('created_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('expires_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),
+                ('used_at', fields.DatetimeField(null=True, auto_now=False, auto_now_add=False)),
+            ],
+            options={'table': 'crm_refresh_tokens', 'app': 'crm', 'pk_attr': 'id'},
+            bases=['Model'],
+        ),
+    ]
