@@ -10,6 +10,7 @@ from pathlib import Path
 from tortoise import Tortoise
 from tortoise.migrations.api import migrate as migrate_api
 
+from app.crm_http import AiohttpSender
 from app.settings import Settings
 from models import tortoise_config
 from services.infra import runtime as rt_mod
@@ -44,10 +45,12 @@ class Backend:
         self.settings = settings
         self.runtime = Runtime(
             config=ServiceConfig(env=settings.env, secret_key=settings.secret_key,
-                                 public_url=settings.public_url, pay_url=settings.pay_url),
+                                 public_url=settings.public_url, pay_url=settings.pay_url,
+                                 **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url),
             clock=clock or Clock(),
             mailer=mailer or Mailer(smtp_url=settings.smtp_url),
+            http=AiohttpSender(),
         )
         self.started = False
 

@@ -27,6 +27,7 @@ class Settings:
     var_dir: Path = Path("./var")
     migrate_on_start: bool = True
     access_log: bool = False
+    messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
 
     @property
     def embedded_store(self) -> bool:
@@ -64,6 +65,22 @@ def _secret_key(env: str, value: str | None, var_dir: Path) -> str:
     return key
 
 
+MESSAGING_VARS = ("verify_token", "app_secret", "graph_url", "graph_version", "phone_number_id", "access_token")
+
+
+def messaging_settings(e: dict[str, str], env: str) -> dict[str, str]:
+    """QAFILA_MESSAGING_VERIFY_TOKEN, _APP_SECRET, _GRAPH_URL, _GRAPH_VERSION, _PHONE_NUMBER_ID,
+    _ACCESS_TOKEN: only those set are returned (the rest keep the service defaults)."""
+    out = {k: e[f"QAFILA_MESSAGING_{k.upper()}"].strip() for k in MESSAGING_VARS
+           if e.get(f"QAFILA_MESSAGING_{k.upper()}", "").strip()}
+    if "graph_url" in out:
+        out["graph_url"] = _url("QAFILA_MESSAGING_GRAPH_URL", out["graph_url"], ("http", "https"))
+    if env == "production":       # never the development defaults in production: webhooks refused
+        out.setdefault("app_secret", "")
+        out.setdefault("verify_token", "")
+    return out
+
+
 def load_settings(environ: dict[str, str] | None = None) -> Settings:
     e = dict(os.environ if environ is None else environ)
     env = e.get("QAFILA_ENV", "development").strip() or "development"
@@ -94,4 +111,5 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     return Settings(env=env, database_url=database_url, redis_url=redis_url,
                     secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
                     public_url=public_url, pay_url=pay_url, smtp_url=smtp_url, cors_origins=origins,
-                    var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "") in ("1", "true", "yes"))
+                    var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "") in ("1", "true", "yes"),
+                    messaging=messaging_settings(e, env))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from services.infra.clock import Clock
+from services.infra.http import HttpSender, NoHttpSender
 from services.infra.kv import KeyValueStore, MemoryStore
 from services.infra.mail import Mailer
 
@@ -21,6 +22,13 @@ class ServiceConfig:
     otp_ttl_seconds: int = 600
     otp_max_attempts: int = 5
     session_ttl_seconds: int = 12 * 3600
+    # CRM messaging platform (WhatsApp-Cloud-style Graph API)
+    messaging_verify_token: str = "dev-messaging-verify-token"
+    messaging_app_secret: str = "dev-messaging-app-secret"
+    messaging_graph_url: str = "https://graph.facebook.com"
+    messaging_graph_version: str = "v19.0"
+    messaging_phone_number_id: str = ""
+    messaging_access_token: str = ""
 
     @property
     def production(self) -> bool:
@@ -33,6 +41,7 @@ class Runtime:
     kv: KeyValueStore = field(default_factory=MemoryStore)
     clock: Clock = field(default_factory=Clock)
     mailer: Mailer = field(default_factory=Mailer)
+    http: HttpSender = field(default_factory=NoHttpSender)
 
 
 _current: Runtime | None = None
