@@ -71,7 +71,8 @@ def format_error(err: GraphQLError, request_id: str) -> dict:
         out["message"] = original.message
         out["extensions"] = {"code": original.code, "status": original.status, "param": original.param,
                              "request_id": request_id}
-    elif original is None:
+    elif original is None or isinstance(original, GraphQLError) or err.path is None:
+        # parse, validation and variable-coercion errors: the request itself is wrong
         out["extensions"] = {"code": "graphql_validation_failed", "status": 400, "request_id": request_id}
     else:
         log.error("unexpected error in GraphQL request_id=%s path=%s", request_id, err.path,

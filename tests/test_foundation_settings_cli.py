@@ -1,0 +1,86 @@
+"""Configuration validation and the `qafila` command line."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from app.settings import SettingsError, load_settings
+
+
+@pytest.mark.parametrize("env,needle", [
+    ({"QAFILA_ENV": "staging"}, "QAFILA_ENV"),
+    ({"DATABASE_URL": "mysql://x"}, "DATABASE_URL"),
+    ({"REDIS_URL": "http://x"}, "REDIS_URL"),
+    ({"QAFILA_ENV": "production"}, "QAFILA_SECRET_KEY is required"),
+    ({"QAFILA_SECRET_KEY": "short"}, "at least 32"),
+    ({"QAFILA_PUBLIC_URL": "ftp://x"}, "QAFILA_PUBLIC_URL"),
+    ({"QAFILA_SMTP_URL": "imap://x"}, "QAFILA_SMTP_URL"),
+    ({"QAFILA_ENV": "production", "QAFILA_SECRET_KEY": "k" * 40, "QAFILA_CORS_ORIGINS": "*"}, "CORS"),
+])
+def test_bad_configuration_is_refused_with_a_clear_message(env, needle, tmp_path):
+    with pytest.raises(SettingsError) as e:
+        load_settings({"QAFILA_VAR_DIR": str(tmp_path), **env})
+    assert needle in str(e.value)
+
+
+def test_development_secret_key_is_generated_once_and_kept(tmp_path):
+    a = load_settings({"QAFILA_VAR_DIR": str(tmp_path)})
+    b = load_settings({"QAFILA_VAR_DIR": str(tmp_path)})
+    assert a.secret_key == b.secret_key and len(a.secret_key) >= 32
+    assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
+    assert a.database_url == f"sqlite://{tmp_path}/qafila.sqlite3"
+    assert load_settings({"DATABASE_URL": "postgresql://u:p@h/db", "QAFILA_VAR_DIR": str(tmp_path)}).database_url \
+        == "postgres://u:p@h/db"
+
+
+def _env(tmp_path, **extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QAFILA_") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({"QAFILA_ENV": "test", "QAFILA_VAR_DIR": str(tmp_path / "var"),
+                "DATABASE_URL": f"sqlite://{tmp_path}/cli.sqlite3", **extra})
+    return env
+
+
+def _qafila(*args, env, timeout=60):
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_create_merchant_prints_one_json_object_with_its_keys(tmp_path):
+    r = _qafila("create-merchant", "--email", "cli@example.com", "--name", "CLI Shop", env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["merchant_id"].startswith("mer_")
+    assert out["secret_key"].startswith("sk_test_") and out["publishable_key"].startswith("pk_test_")
+    again = _qafila("create-merchant", "--email", "cli@example.com", env=_env(tmp_path))
+    assert again.returncode == 1 and "already exists" in again.stderr
+    bad = _qafila("serve", env=_env(tmp_path, QAFILA_ENV="nope"))
+    assert bad.returncode == 2 and "QAFILA_ENV" in bad.stderr
+
+
+def test_serve_refuses_several_workers_on_the_embedded_store(tmp_path):
+    r = _qafila("serve", "--workers", "2", env=_env(tmp_path))
+    assert r.returncode == 2 and "REDIS_URL" in r.stderr
+
+
+def test_a_second_serve_on_the_same_embedded_store_is_refused(tmp_path):
+    import socket
+
+    def port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    env = _env(tmp_path)
+    first = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port()), "--crm-port", str(port())],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "var" / "embedded-store.lock").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        second = _qafila("serve", "--port", str(port()), "--crm-port", str(port()), env=env)
+        assert second.returncode == 2 and "embedded store" in second.stderr
+    finally:
+        first.terminate()
+        first.wait(10)
