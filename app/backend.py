@@ -46,6 +46,7 @@ class Backend:
         self.runtime = Runtime(
             config=ServiceConfig(env=settings.env, secret_key=settings.secret_key,
                                  public_url=settings.public_url, pay_url=settings.pay_url,
+                                 rate_limit_scale=settings.rate_limit_scale,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url),
             clock=clock or Clock(),

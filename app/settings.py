@@ -27,6 +27,7 @@ class Settings:
     var_dir: Path = Path("./var")
     migrate_on_start: bool = True
     access_log: bool = False
+    rate_limit_scale: int = 1
     messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
 
     @property
@@ -108,7 +109,12 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         raise SettingsError("QAFILA_CORS_ORIGINS may not be * in production: list the allowed origins")
     if env == "production" and database_url.startswith("sqlite://"):
         pass    # allowed (a single small shop), but one worker only: enforced at serve time
-    return Settings(env=env, database_url=database_url, redis_url=redis_url,
+    scale = e.get("QAFILA_RATE_LIMIT_SCALE", "1").strip() or "1"
+    if not scale.isdigit() or not 1 <= int(scale) <= 100000:
+        raise SettingsError(f"QAFILA_RATE_LIMIT_SCALE={scale!r} is not valid: expected an integer from 1 to 100000")
+    if env == "production" and int(scale) != 1:
+        raise SettingsError("QAFILA_RATE_LIMIT_SCALE is for benchmarks and may not be set in production")
+    return Settings(env=env, rate_limit_scale=int(scale), database_url=database_url, redis_url=redis_url,
                     secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
                     public_url=public_url, pay_url=pay_url, smtp_url=smtp_url, cors_origins=origins,
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "") in ("1", "true", "yes"),

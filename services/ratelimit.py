@@ -44,7 +44,8 @@ async def hit(rule: Rule, subject: str) -> RateState:
     window = int(now // rule.window)
     count = await rt.kv.incr(f"rl:{rule.name}:{subject}:{window}", ttl=rule.window + 5)
     retry_after = max(1, math.ceil((window + 1) * rule.window - now))
-    return RateState(rule.limit, max(0, rule.limit - count), retry_after, count <= rule.limit)
+    limit = rule.limit * rt.config.rate_limit_scale
+    return RateState(limit, max(0, limit - count), retry_after, count <= limit)
 
 
 async def enforce(rule: Rule, subject: str) -> RateState:

@@ -22,6 +22,7 @@ class ServiceConfig:
     otp_ttl_seconds: int = 600
     otp_max_attempts: int = 5
     session_ttl_seconds: int = 12 * 3600
+    rate_limit_scale: int = 1          # benchmarks only (QAFILA_RATE_LIMIT_SCALE); never in production
     # CRM messaging platform (WhatsApp-Cloud-style Graph API)
     messaging_verify_token: str = "dev-messaging-verify-token"
     messaging_app_secret: str = "dev-messaging-app-secret"
