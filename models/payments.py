@@ -1,0 +1,144 @@
+"""Payments: customers, routing rules, payments with their attempts and refunds, and the
+double-entry ledger. No card number or CVC is ever stored (brand, last4, expiry, fingerprint)."""
+from __future__ import annotations
+
+from tortoise import fields
+from tortoise.models import Model
+
+
+class Customer(Model):
+    id = fields.CharField(pk=True, max_length=40)                 # cus_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="customers", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    email = fields.CharField(max_length=254, null=True)
+    name = fields.CharField(max_length=200, null=True)
+    phone = fields.CharField(max_length=32, null=True)
+    metadata = fields.JSONField(default=dict)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "customers"
+        indexes = (("merchant_id", "livemode", "created_at"), ("merchant_id", "livemode", "email"))
+
+
+class RoutingRule(Model):
+    id = fields.CharField(pk=True, max_length=40)                 # rul_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="routing_rules", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    name = fields.CharField(max_length=100)
+    strategy = fields.CharField(max_length=20)                    # smart | fixed | lowest_cost | highest_approval
+    provider = fields.CharField(max_length=40, null=True)
+    priority = fields.IntField()                                  # lower first
+    status = fields.CharField(max_length=12, default="active")    # active | inactive
+    conditions = fields.JSONField(default=list)                   # [{field, operator, value}]
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "routing_rules"
+        indexes = (("merchant_id", "livemode", "priority"),)
+
+
+class Payment(Model):
+    id = fields.CharField(pk=True, max_length=40)                 # pay_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="payments", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    # authorized | succeeded | captured | voided | refunded | failed
+    status = fields.CharField(max_length=16)
+    amount = fields.BigIntField()                                 # minor units
+    currency = fields.CharField(max_length=3)
+    amount_captured = fields.BigIntField(default=0)
+    amount_refunded = fields.BigIntField(default=0)
+    fee = fields.BigIntField(default=0)                           # provider fee on the captured amount
+    capture_method = fields.CharField(max_length=12, default="automatic")   # automatic | manual
+    provider = fields.CharField(max_length=40, null=True)
+    provider_reference = fields.CharField(max_length=64, null=True)
+    routing_decision = fields.JSONField(default=dict)
+    risk_score = fields.IntField(default=0)
+    risk_signals = fields.JSONField(default=list)
+    decline_code = fields.CharField(max_length=40, null=True)
+    failure_message = fields.CharField(max_length=200, null=True)
+    payment_method_type = fields.CharField(max_length=16, default="card")
+    card_brand = fields.CharField(max_length=16, null=True)
+    card_last4 = fields.CharField(max_length=4, null=True)
+    card_exp_month = fields.IntField(null=True)
+    card_exp_year = fields.IntField(null=True)
+    card_fingerprint = fields.CharField(max_length=32, null=True)
+    card_country = fields.CharField(max_length=2, null=True)
+    billing_country = fields.CharField(max_length=2, null=True)
+    customer = fields.ForeignKeyField("payments.Customer", related_name="payments", null=True,
+                                      on_delete=fields.SET_NULL)
+    email = fields.CharField(max_length=254, null=True)
+    client_address = fields.CharField(max_length=64, null=True)
+    description = fields.CharField(max_length=500, null=True)
+    metadata = fields.JSONField(default=dict)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+    captured_at = fields.DatetimeField(null=True)
+    voided_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "payments"
+        indexes = (("merchant_id", "livemode", "created_at"), ("merchant_id", "livemode", "status", "created_at"),
+                   ("card_fingerprint", "created_at"), ("merchant_id", "client_address", "created_at"),
+                   ("customer_id",))
+
+
+class Refund(Model):
+    id = fields.CharField(pk=True, max_length=40)                 # ref_...
+    payment = fields.ForeignKeyField("payments.Payment", related_name="refunds", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="refunds", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    amount = fields.BigIntField()
+    currency = fields.CharField(max_length=3)
+    reason = fields.CharField(max_length=200, null=True)
+    status = fields.CharField(max_length=16, default="succeeded")
+    provider_reference = fields.CharField(max_length=64, null=True)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "refunds"
+        indexes = (("merchant_id", "livemode", "created_at"),)
+
+
+class PaymentAttempt(Model):
+    """One authorization at one provider; declined and failed attempts count in approval rates."""
+    id = fields.CharField(pk=True, max_length=40)                 # att_...
+    payment = fields.ForeignKeyField("payments.Payment", related_name="attempts", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_attempts", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    number = fields.IntField()                                    # 1-based in the cascade
+    provider = fields.CharField(max_length=40)
+    outcome = fields.CharField(max_length=20)                     # approved | declined | error | requires_action
+    decline_code = fields.CharField(max_length=40, null=True)
+    amount = fields.BigIntField()
+    currency = fields.CharField(max_length=3)
+    latency_ms = fields.IntField(default=0)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "payment_attempts"
+        indexes = (("merchant_id", "livemode", "created_at"), ("provider", "created_at"))
+
+
+class LedgerEntry(Model):
+    """One leg of a balanced ledger transaction: amount > 0 is a debit, < 0 a credit; the legs of
+    a `txn_id` sum to zero per currency. Accounts: provider_receivable (what providers owe),
+    merchant_balance (what we owe the merchant), fee_revenue (our fees)."""
+    id = fields.BigIntField(pk=True)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="ledger_entries", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    txn_id = fields.CharField(max_length=40)                      # ltx_...
+    kind = fields.CharField(max_length=20)                        # capture | fee | refund | ...
+    account = fields.CharField(max_length=40)
+    currency = fields.CharField(max_length=3)
+    amount = fields.BigIntField()
+    payment_id = fields.CharField(max_length=40, null=True)
+    refund_id = fields.CharField(max_length=40, null=True)
+    source_id = fields.CharField(max_length=40, null=True)        # another issue's object (intent, payout...)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "ledger_entries"
+        indexes = (("merchant_id", "livemode", "account", "currency"), ("txn_id",), ("payment_id",))

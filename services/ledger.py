@@ -1,0 +1,77 @@
+"""The double-entry ledger: every money movement is one transaction of balanced legs
+(debits > 0, credits < 0, summing to zero per currency); balances are derived from the legs,
+never stored twice. Reused by the `/v1` intents and settlements.
+
+API:
+- `Leg(account, amount)`; `post(merchant_id=, livemode=, currency=, kind=, legs=[...],
+  payment_id=None, refund_id=None, source_id=None) -> txn_id`: call inside the transaction of
+  the change (`async with in_transaction():`); refuses unbalanced legs (ValueError: a bug).
+- Helpers building the usual legs: `capture_legs(amount, fee)`, `refund_legs(amount)`.
+- `balances(merchant_id=, livemode=) -> {(account, currency): sum}`,
+  `merchant_balance(merchant_id=, livemode=) -> {currency: amount owed to the merchant}`.
+
+Accounts: `provider_receivable` (asset: what providers owe us for captured money),
+`merchant_balance` (liability: what we owe the merchant, shown positive by `merchant_balance`),
+`fee_revenue` (our income).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tortoise.functions import Sum
+
+from models.payments import LedgerEntry
+from services.ids import new_id
+from services.infra.runtime import runtime
+
+PROVIDER_RECEIVABLE = "provider_receivable"
+MERCHANT_BALANCE = "merchant_balance"
+FEE_REVENUE = "fee_revenue"
+
+
+@dataclass(frozen=True)
+class Leg:
+    account: str
+    amount: int        # > 0 debit, < 0 credit
+
+
+def capture_legs(amount: int, fee: int) -> list[Leg]:
+    """Captured money is owed by the provider and to the merchant; the fee moves from the
+    merchant's balance to our revenue."""
+    legs = [Leg(PROVIDER_RECEIVABLE, amount), Leg(MERCHANT_BALANCE, -amount)]
+    if fee:
+        legs += [Leg(MERCHANT_BALANCE, fee), Leg(FEE_REVENUE, -fee)]
+    return legs
+
+
+def refund_legs(amount: int) -> list[Leg]:
+    """A refund reduces what we owe the merchant and what the provider owes us (fees are kept)."""
+    return [Leg(MERCHANT_BALANCE, amount), Leg(PROVIDER_RECEIVABLE, -amount)]
+
+
+async def post(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
+               payment_id: str | None = None, refund_id: str | None = None, source_id: str | None = None) -> str:
+    if sum(leg.amount for leg in legs) != 0:
+        raise ValueError(f"unbalanced ledger transaction {kind}: {legs}")
+    txn = new_id("ltx")
+    now = runtime().clock.now()
+    await LedgerEntry.bulk_create([
+        LedgerEntry(merchant_id=merchant_id, livemode=livemode, txn_id=txn, kind=kind, account=leg.account,
+                    currency=currency, amount=leg.amount, payment_id=payment_id, refund_id=refund_id,
+                    source_id=source_id, created_at=now)
+        for leg in legs if leg.amount != 0])
+    return txn
+
+
+async def balances(*, merchant_id: str, livemode: bool) -> dict[tuple[str, str], int]:
+    rows = await (LedgerEntry.filter(merchant_id=merchant_id, livemode=livemode)
+                  .annotate(total=Sum("amount")).group_by("account", "currency")
+                  .values("account", "currency", "total"))
+    return {(r["account"], r["currency"]): int(r["total"] or 0) for r in rows}
+
+
+async def merchant_balance(*, merchant_id: str, livemode: bool) -> dict[str, int]:
+    """What we owe the merchant per currency (the credit balance of merchant_balance)."""
+    return {cur: -total for (acc, cur), total in (await balances(merchant_id=merchant_id, livemode=livemode)).items()
+            if acc == MERCHANT_BALANCE}

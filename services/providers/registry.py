@@ -1,0 +1,45 @@
+"""The providers this deployment knows, by name. One module per provider, listed here."""
+from __future__ import annotations
+
+import importlib
+
+from services.errors import ValidationError
+from services.providers.base import Provider
+
+MODULES = ["services.providers.anatolia", "services.providers.gulfnet", "services.providers.nilepay",
+           "services.providers.atlas"]
+
+_PROVIDERS: dict[str, Provider] = {}
+
+
+def register(provider: Provider) -> None:
+    _PROVIDERS[provider.name] = provider
+
+
+for _mod in MODULES:
+    register(importlib.import_module(_mod).PROVIDER)
+
+
+def names() -> list[str]:
+    return list(_PROVIDERS)
+
+
+def all_providers() -> list[Provider]:
+    return list(_PROVIDERS.values())
+
+
+def find(name: str) -> Provider | None:
+    return _PROVIDERS.get(name)
+
+
+def get(name: str, param: str = "provider") -> Provider:
+    """The provider of that name, or a ValidationError naming `param`."""
+    p = _PROVIDERS.get(name) if isinstance(name, str) else None
+    if p is None:
+        raise ValidationError(f"{param} must be one of: {', '.join(_PROVIDERS)}", param=param)
+    return p
+
+
+def eligible(currency: str, country: str | None = None) -> list[Provider]:
+    """Providers serving the currency (and the country, when known), in registry order."""
+    return [p for p in _PROVIDERS.values() if p.serves(currency, country)]
