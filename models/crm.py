@@ -33,7 +33,7 @@ class User(Model):
 
 
 class SessionFamily(Model):
-    """One sign-in: every refresh token rotated from it belongs to it; revoking it ends them all
+    """One sign-in: every refresh token rotated from it belongs to it, and revoking it ends them all
     and the access tokens that name it."""
     id = fields.CharField(pk=True, max_length=40)                  # ses_...
     company = fields.ForeignKeyField("crm.Company", related_name="sessions", on_delete=fields.CASCADE)

@@ -133,7 +133,7 @@ class Migration(migrations.Migration):
                 ('revoked_at', fields.DatetimeField(null=True, auto_now=False, auto_now_add=False)),
                 ('revoked_reason', fields.CharField(null=True, max_length=16)),
             ],
-            options={'table': 'crm_session_families', 'app': 'crm', 'pk_attr': 'id', 'table_description': 'One sign-in: every refresh token rotated from it belongs to it; revoking it ends them all'},
+            options={'table': 'crm_session_families', 'app': 'crm', 'pk_attr': 'id', 'table_description': 'One sign-in: every refresh token rotated from it belongs to it, and revoking it ends them all'},
             bases=['Model'],
         ),
         ops.CreateModel(
