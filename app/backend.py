@@ -22,6 +22,24 @@ from services.infra.runtime import Runtime, ServiceConfig
 log = logging.getLogger("qafila")
 
 
+def _sqlite_comments_without_semicolons() -> None:
+    """Tortoise's SQLite schema editor runs a migration statement by statement, splitting the
+    SQL on ";" -- including a ";" inside a table comment taken from a model's docstring. Such a
+    comment is harmless text, so it is written with "," instead."""
+    from tortoise.migrations.schema_editor.sqlite import SqliteSchemaEditor
+
+    if getattr(SqliteSchemaEditor, "_qafila_patched", False):
+        return
+    table = SqliteSchemaEditor._get_escape_translation_table.__func__
+
+    def escape_table(cls) -> list[str]:
+        t = table(cls)
+        t[ord(";")] = ","
+        return t
+    SqliteSchemaEditor._get_escape_translation_table = classmethod(escape_table)
+    SqliteSchemaEditor._qafila_patched = True
+
+
 def db_url_for(settings: Settings) -> str:
     url = settings.database_url
     if url.startswith("sqlite://"):
@@ -36,6 +54,7 @@ def db_url_for(settings: Settings) -> str:
 async def migrate_database(settings: Settings) -> None:
     """Apply the committed migrations (idempotent)."""
     config = tortoise_config(db_url_for(settings))
+    _sqlite_comments_without_semicolons()
     await migrate_api(config=config)
     await Tortoise.close_connections()
 
