@@ -115,6 +115,24 @@ async def _create_merchant(args, settings: Settings) -> None:
         await backend.stop()
 
 
+async def _worker(settings: Settings) -> None:
+    """The background workers alone (webhook dispatcher, ...), for deployments that run them apart."""
+    from app.workers import WORKER_MODULES, run_all
+
+    backend = Backend(settings)
+    await backend.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("running workers %s (env=%s, db=%s)", ", ".join(WORKER_MODULES), settings.env,
+             settings.database_url.split("://")[0])
+    try:
+        await run_all(backend, stop)
+    finally:
+        await backend.stop()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="qafila", description="Qafila payments and CRM back end")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -125,6 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--workers", type=int, default=1, help="processes (needs REDIS_URL and PostgreSQL)")
     serve.add_argument("--demo", action="store_true", help="create a demo merchant and print its keys")
     sub.add_parser("migrate", help="apply the database migrations")
+    sub.add_parser("worker", help="run only the background workers (webhook dispatcher, ...)")
     cm = sub.add_parser("create-merchant", help="create a merchant and print its test keys as JSON")
     cm.add_argument("--email", required=True)
     cm.add_argument("--name", default="")
@@ -149,6 +168,8 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             if lock:
                 lock.close()
+    elif args.command == "worker":
+        asyncio.run(_worker(settings))
     elif args.command == "migrate":
         asyncio.run(migrate_database(settings))
         print("migrations applied", flush=True)

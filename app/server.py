@@ -10,6 +10,7 @@ import aiohttp_cors
 from aiohttp import web
 
 from app.backend import Backend
+from app import webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
@@ -90,6 +91,7 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     settings = settings or (backend.settings if backend else load_settings())
     app = web.Application(middlewares=[request_id_middleware])
     app[SETTINGS] = settings
+    webhook_sender.install()           # services deliver webhooks through aiohttp
     owned = backend is None
     app[BACKEND] = backend = backend or Backend(settings, clock=clock, mailer=mailer)
 
