@@ -18,12 +18,14 @@ from services.errors import DomainError
 class QafilaGraphQLView(GraphQLView):
     def __init__(self, schema, *, graphiql: bool, kind: str = "main",
                  authenticate: Callable[..., Awaitable] = auth.authenticate,
-                 rate_rule: ratelimit.Rule = ratelimit.MERCHANT_API):
+                 rate_rule: ratelimit.Rule = ratelimit.MERCHANT_API,
+                 rate_rule_for: Callable[..., ratelimit.Rule] | None = None):
         super().__init__(schema=schema, graphql_ide="graphiql" if graphiql else None,
                          allow_queries_via_get=True)
         self.kind = kind
         self.authenticate = authenticate
         self.rate_rule = rate_rule
+        self.rate_rule_for = rate_rule_for      # per caller (CRM plans), else rate_rule
 
     async def __call__(self, request: web.Request) -> web.StreamResponse:
         rid = request_id(request)
@@ -37,10 +39,11 @@ class QafilaGraphQLView(GraphQLView):
         subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
         state = None
         if request.method == "POST" or request.query.get("query"):
-            state = await ratelimit.hit(self.rate_rule, subject)
+            rule = self.rate_rule_for(principal) if self.rate_rule_for and principal else self.rate_rule
+            state = await ratelimit.hit(rule, subject)
             if not state.allowed:
                 return json_response({"data": None, "errors": [{
-                    "message": self.rate_rule.message,
+                    "message": rule.message,
                     "extensions": {"code": "rate_limit_exceeded", "status": 429, "request_id": rid}}]},
                     status=429, headers=state.headers())
         request["qafila_context"] = Context(request=request, request_id=rid,

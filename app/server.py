@@ -82,6 +82,15 @@ def interfaces(kind: str) -> list[Interface]:
     return [merchant_api.interface(), intents_v1.interface()]
 
 
+def _graphql_auth(kind: str) -> dict:
+    """The CRM's /graphql authenticates CRM access tokens and limits per company plan."""
+    if kind != "crm":
+        return {}
+    from rest_compat import crm_api
+    iface = crm_api.interface()
+    return {"authenticate": iface.authenticate, "rate_rule": iface.rate_rule, "rate_rule_for": iface.rate_rule_for}
+
+
 def create_app(settings: Settings | None = None, *, kind: str = "main", backend: Backend | None = None,
                clock: Clock | None = None, mailer: Mailer | None = None,
                workers: bool = False) -> web.Application:
@@ -129,7 +138,7 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     app.router.add_get("/openapi.json", openapi)
 
     view = QafilaGraphQLView(build_schema(production=settings.env == "production"),
-                             graphiql=settings.env != "production", kind=kind)
+                             graphiql=settings.env != "production", kind=kind, **_graphql_auth(kind))
     cors = _cors(app, settings)
     gql = app.router.add_resource("/graphql")
     for method in ("GET", "POST"):

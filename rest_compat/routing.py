@@ -110,6 +110,8 @@ class Interface:
     render_error: ErrorRenderer
     rate_rule: ratelimit.Rule
     authenticate: Callable[..., Awaitable[Principal]] = auth.authenticate
+    # Optional: the rule for an authenticated caller (e.g. per CRM plan); rate_rule otherwise.
+    rate_rule_for: Callable[[Any], ratelimit.Rule] | None = None
 
 
 def _error_response(iface: Interface, err: DomainError, rid: str) -> web.Response:
@@ -158,9 +160,10 @@ def _wrap(iface: Interface, route: Route):
             subject = principal.credential_id
         else:
             subject = f"ip:{client_address(request)}"
-        state = await ratelimit.hit(iface.rate_rule, subject)
+        rule = iface.rate_rule_for(principal) if iface.rate_rule_for and principal else iface.rate_rule
+        state = await ratelimit.hit(rule, subject)
         if not state.allowed:
-            raise DomainError(iface.rate_rule.message, code="rate_limit_exceeded", status=429,
+            raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                               headers=state.headers())
         result = await route.handler(Call(request, principal))
         if isinstance(result, web.StreamResponse):

@@ -1,0 +1,1 @@
+"""The CRM domain: accounts and tokens, customers, deals and commissions, messaging, reports."""

@@ -1,0 +1,224 @@
+"""CRM reports: won revenue and the open pipeline normalised to a target currency through the
+company's configured exchange rates, and the rates themselves (an admin sets them).
+
+Amounts are converted exactly with Decimal and rounded once, half-up, to the target currency's
+minor unit (KWD and IQD: 3 decimals)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+from tortoise.exceptions import IntegrityError
+from tortoise.functions import Count, Sum
+
+from models.crm import Company, Deal, ExchangeRate
+from services.crm.accounts import CrmPrincipal
+from services.crm.currency import check_currency, exponent
+from services.crm.customers import _scope
+from services.crm.deals import OPEN_STAGES
+from services.errors import ValidationError
+from services.ids import new_id
+from services.infra.runtime import runtime
+from services.validation import Fields, check_datetime
+
+MAX_RATE = Decimal("1000000000")
+
+
+@dataclass
+class RateUsed:
+    base: str
+    quote: str
+    rate: str
+    rate_date: date | None
+    inverse: bool          # the configured rate is quote->base and was inverted
+
+
+@dataclass
+class CurrencyPart:
+    currency: str
+    amount: int            # minor units of `currency`
+    deal_count: int
+    rate: str
+    rate_date: date | None
+    inverse: bool
+    converted_decimal: str  # exact, before the one final rounding
+
+
+@dataclass
+class Revenue:
+    currency: str
+    total: int             # minor units of the target currency
+    total_decimal: str
+    deal_count: int
+    by_currency: list[CurrencyPart]
+
+
+@dataclass
+class StageLine:
+    stage: str
+    count: int
+    value: int
+    weighted_value: int
+
+
+@dataclass
+class Pipeline:
+    currency: str
+    stages: list[StageLine]
+    count: int
+    value: int
+    weighted_value: int
+    rates_used: list[RateUsed] = field(default_factory=list)
+
+
+def _major(amount: int, currency: str) -> Decimal:
+    return Decimal(amount).scaleb(-exponent(currency))
+
+
+def _round_minor(value: Decimal, currency: str) -> tuple[int, str]:
+    """The one rounding: half-up to the currency's minor unit; (minor units, decimal text)."""
+    q = value.quantize(Decimal(1).scaleb(-exponent(currency)), rounding=ROUND_HALF_UP)
+    return int(q.scaleb(exponent(currency))), format(q, "f")
+
+
+class Rates:
+    """The company's rates, newest rate date first; a pair is used directly or inverted."""
+
+    def __init__(self, rows: list[ExchangeRate]):
+        self.rows = rows
+
+    def find(self, base: str, quote: str) -> tuple[Decimal, RateUsed]:
+        if base == quote:
+            return Decimal(1), RateUsed(base, quote, "1", None, False)
+        for r in self.rows:        # rows are ordered newest date first
+            if r.base == base and r.quote == quote:
+                return Decimal(r.rate), RateUsed(base, quote, r.rate, r.rate_date, False)
+            if r.base == quote and r.quote == base:
+                return Decimal(1) / Decimal(r.rate), RateUsed(r.base, r.quote, r.rate, r.rate_date, True)
+        raise ValidationError(f"No exchange rate between {base} and {quote} is configured: set one with "
+                              f"PUT /api/reports/rates", param="currency", code="exchange_rate_missing")
+
+
+async def _rates(company_id: str, on: date | None = None) -> Rates:
+    qs = ExchangeRate.filter(company_id=company_id)
+    if on is not None:
+        qs = qs.filter(rate_date__lte=on)
+    return Rates(await qs.order_by("-rate_date", "base", "quote"))
+
+
+async def _target(principal: CrmPrincipal, query: dict) -> str:
+    if query.get("currency"):
+        return check_currency(query["currency"].upper(), "currency")
+    company = await Company.get(id=principal.company_id)
+    return company.currency
+
+
+def _when(query: dict, key: str):
+    v = query.get(key)
+    if not v:
+        return None
+    return check_datetime(int(v) if v.isdigit() else v, key)
+
+
+async def revenue(*, principal: CrmPrincipal, query: dict) -> Revenue:
+    """Won deals (optionally won_at within from..to) in `currency`, the company's by default."""
+    scope = _scope(principal)
+    target = await _target(principal, query)
+    qs = Deal.filter(stage="won", **scope)
+    start, end = _when(query, "from"), _when(query, "to")
+    if start:
+        qs = qs.filter(won_at__gte=start)
+    if end:
+        qs = qs.filter(won_at__lte=end)
+    rows = await qs.annotate(total=Sum("value"), n=Count("id")).group_by("currency").values("currency", "total", "n")
+    rates = await _rates(principal.company_id)
+    total = Decimal(0)
+    parts, count = [], 0
+    for r in sorted(rows, key=lambda r: r["currency"]):
+        amount = int(r["total"] or 0)
+        rate, used = rates.find(r["currency"], target)
+        converted = _major(amount, r["currency"]) * rate
+        total += converted
+        count += r["n"]
+        parts.append(CurrencyPart(currency=r["currency"], amount=amount, deal_count=r["n"], rate=used.rate,
+                                  rate_date=used.rate_date, inverse=used.inverse,
+                                  converted_decimal=format(converted.normalize(), "f") if converted else "0"))
+    minor, text = _round_minor(total, target)
+    return Revenue(currency=target, total=minor, total_decimal=text, deal_count=count, by_currency=parts)
+
+
+async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
+    """The open funnel per stage: count, value and value weighted by probability, in `currency`."""
+    scope = _scope(principal)
+    target = await _target(principal, query)
+    deals = await Deal.filter(stage__in=OPEN_STAGES, **scope).values("stage", "value", "currency", "probability")
+    rates = await _rates(principal.company_id)
+    sums = {s: [0, Decimal(0), Decimal(0)] for s in OPEN_STAGES}
+    used: dict[tuple, RateUsed] = {}
+    for d in deals:
+        rate, u = rates.find(d["currency"], target)
+        if d["currency"] != target:
+            used[(u.base, u.quote, u.rate_date)] = u
+        v = _major(d["value"], d["currency"]) * rate
+        line = sums[d["stage"]]
+        line[0] += 1
+        line[1] += v
+        line[2] += v * Decimal(d["probability"]) / 100
+    stages = []
+    for s in OPEN_STAGES:
+        n, v, w = sums[s]
+        stages.append(StageLine(stage=s, count=n, value=_round_minor(v, target)[0],
+                                weighted_value=_round_minor(w, target)[0]))
+    all_v = sum((x[1] for x in sums.values()), Decimal(0))
+    all_w = sum((x[2] for x in sums.values()), Decimal(0))
+    return Pipeline(currency=target, stages=stages, count=sum(x[0] for x in sums.values()),
+                    value=_round_minor(all_v, target)[0], weighted_value=_round_minor(all_w, target)[0],
+                    rates_used=list(used.values()))
+
+
+async def list_rates(*, principal: CrmPrincipal) -> list[ExchangeRate]:
+    return await ExchangeRate.filter(**_scope(principal)).order_by("base", "quote", "-rate_date")
+
+
+def check_rate_value(v) -> Decimal:
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        raise ValidationError("rate must be a positive decimal, e.g. \"0.0095\"", param="rate")
+    try:
+        d = Decimal(str(v).strip())
+    except InvalidOperation:
+        raise ValidationError("rate must be a positive decimal, e.g. \"0.0095\"", param="rate") from None
+    if not d.is_finite() or d <= 0 or d > MAX_RATE or d.as_tuple().exponent < -12:
+        raise ValidationError("rate must be a positive decimal up to 10^9 with at most 12 decimals", param="rate")
+    return d
+
+
+async def set_rate(*, principal: CrmPrincipal, data: dict) -> ExchangeRate:
+    """Admin only: 1 `base` = `rate` `quote` on `rate_date` (today by default); setting the same
+    pair and date again replaces the rate."""
+    scope = _scope(principal)
+    principal.require_admin()
+    f = Fields(data)
+    base = check_currency((f.str("base", required=True, max_len=3) or "").upper(), "base")
+    quote = check_currency((f.str("quote", required=True, max_len=3) or "").upper(), "quote")
+    f.seen.add("rate")
+    if data.get("rate") is None:
+        raise ValidationError("rate is required", param="rate")
+    rate = check_rate_value(data["rate"])
+    rate_date = f.date("rate_date", default=None)
+    f.reject_unknown()
+    if base == quote:
+        raise ValidationError("base and quote must differ", param="quote")
+    now = runtime().clock.now()
+    rate_date = rate_date or now.date()
+    text = format(rate.normalize(), "f")
+    row = await ExchangeRate.get_or_none(base=base, quote=quote, rate_date=rate_date, **scope)
+    if row is None:
+        try:
+            return await ExchangeRate.create(id=new_id("rate"), base=base, quote=quote, rate=text,
+                                             rate_date=rate_date, created_at=now, updated_at=now, **scope)
+        except IntegrityError:
+            row = await ExchangeRate.get(base=base, quote=quote, rate_date=rate_date, **scope)
+    row.rate, row.updated_at = text, now
+    await row.save(update_fields=["rate", "updated_at"])
+    return row
