@@ -4,9 +4,15 @@ Errors are {"error": {"type", "code", "message", "param", "request_id"}} with th
 codes (`invalid_api_key`, `rate_limit_exceeded`, `idempotency_conflict`, ...)."""
 from __future__ import annotations
 
-from rest_compat.routing import Interface, Route
-from services import ratelimit
+import html
+
+from aiohttp import web
+
+from rest_compat.routing import Call, Interface, Route
+from rest_compat.shapes import ts
+from services import intents, ratelimit
 from services.errors import DomainError
+from services.payment_methods import create_payment_method
 
 
 def render_error(err: DomainError, rid: str) -> dict:
@@ -14,7 +20,127 @@ def render_error(err: DomainError, rid: str) -> dict:
                       "request_id": rid}}
 
 
-ROUTES: list[Route] = []
+def confirm_shape(i) -> dict:
+    """The documented confirm fields first; the full object follows, so a browser needs no GET."""
+    return intents.intent_object(i)
+
+
+def payment_method_shape(pm) -> dict:
+    return {"id": pm.id, "object": "payment_method", "type": pm.type, "livemode": pm.livemode,
+            "card": {"brand": pm.brand, "last4": pm.last4, "exp_month": pm.exp_month, "exp_year": pm.exp_year,
+                     "fingerprint": pm.fingerprint},
+            "created_at": ts(pm.created_at)}
+
+
+async def payments_create(call: Call) -> dict:
+    i = await intents.create_intent(principal=call.principal, data=await call.body(),
+                                    idempotency_key=call.idempotency_key)
+    return intents.intent_object(i)
+
+
+async def payments_confirm(call: Call) -> dict:
+    i = await intents.confirm_intent(principal=call.principal, intent_id=call.params["id"], data=await call.body(),
+                                     idempotency_key=call.idempotency_key)
+    return confirm_shape(i)
+
+
+async def payments_retrieve(call: Call) -> dict:
+    i = await intents.get_intent(principal=call.principal, intent_id=call.params["id"],
+                                 client_secret=call.query.get("client_secret"))
+    return intents.intent_object(i)
+
+
+async def payments_list(call: Call) -> dict:
+    p = await intents.list_intents(principal=call.principal, query=call.query)
+    return {"object": "list", "data": [intents.intent_object(i) for i in p.items], "has_more": p.has_more,
+            "next_cursor": p.next_cursor, "total_count": p.total}
+
+
+async def payments_cancel(call: Call) -> dict:
+    i = await intents.cancel_intent(principal=call.principal, intent_id=call.params["id"], data=await call.body(),
+                                    idempotency_key=call.idempotency_key)
+    return intents.intent_object(i)
+
+
+async def payment_methods_create(call: Call) -> dict:
+    return payment_method_shape(await create_payment_method(principal=call.principal, data=await call.body()))
+
+
+async def payments_qr(call: Call) -> web.Response:
+    png = await intents.qr_image(intent_id=call.params["id"])
+    return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "private, max-age=300"})
+
+
+async def payments_receipt(call: Call) -> web.Response:
+    text = await intents.receipt_text(intent_id=call.params["id"])
+    return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+
+_CHALLENGE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>3-D Secure</title></head>
+<body><h1>3-D Secure (sandbox)</h1><p>Payment {id}: {amount} {currency}, card ending {last4}.</p>
+<form method="post" action="{action}"><input type="hidden" name="token" value="{token}">
+<button name="outcome" value="succeed">Complete authentication</button>
+<button name="outcome" value="fail">Fail authentication</button></form></body></html>"""
+
+
+async def payments_3ds_page(call: Call) -> web.Response:
+    token = call.query.get("token")
+    i = await intents.get_challenge(intent_id=call.params["id"], token=token)
+    page = _CHALLENGE_PAGE.format(id=html.escape(i.id), amount=i.amount, currency=i.currency,
+                                  last4=html.escape((i.payment_method_ref or "")[-4:]),
+                                  action=html.escape(f"/v1/payments/{i.id}/3ds"), token=html.escape(token or ""))
+    return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+
+async def payments_3ds_complete(call: Call) -> web.Response:
+    form = await call.request.post()          # the challenge page posts an HTML form
+    r = await intents.complete_challenge(intent_id=call.params["id"], token=form.get("token"),
+                                         outcome=form.get("outcome"))
+    raise web.HTTPSeeOther(r.redirect_url)
+
+
+async def test_crypto_deposit(call: Call) -> dict:
+    i = await intents.crypto_deposit(principal=call.principal, intent_id=call.params["id"], data=await call.body())
+    return intents.intent_object(i)
+
+
+async def test_cod_delivered(call: Call) -> dict:
+    return intents.intent_object(await intents.cod_delivered(principal=call.principal, intent_id=call.params["id"]))
+
+
+async def test_cod_returned(call: Call) -> dict:
+    return intents.intent_object(await intents.cod_returned(principal=call.principal, intent_id=call.params["id"]))
+
+
+ROUTES: list[Route] = [
+    Route("POST", "/payments/intent", payments_create, status=201, summary="Create a payment intent",
+          request_fields=("amount", "currency", "payment_method", "crypto_asset", "crypto_network", "merchant_id",
+                          "customer_id", "order_id", "description", "statement_descriptor", "metadata",
+                          "cod_address", "split", "locale", "idempotency_key"),
+          response_fields=("id", "object", "status", "amount", "currency", "fee", "net_amount", "settlement_date",
+                           "checkout_url", "client_secret", "expires_at")),
+    Route("POST", "/payments/{id}/confirm", payments_confirm, auth="key_or_publishable",
+          summary="Confirm a payment intent (publishable key with client_secret)",
+          request_fields=("payment_method_id", "return_url", "client_secret", "idempotency_key"),
+          response_fields=("id", "status", "next_action", "succeeded_at", "receipt_url")),
+    Route("GET", "/payments/{id}", payments_retrieve, auth="key_or_publishable", summary="Retrieve a payment intent"),
+    Route("GET", "/payments", payments_list, summary="List payment intents",
+          response_fields=("object", "data", "has_more", "next_cursor", "total_count")),
+    Route("POST", "/payments/{id}/cancel", payments_cancel, summary="Cancel an unpaid payment intent",
+          request_fields=("cancellation_reason", "idempotency_key")),
+    Route("POST", "/payment_methods", payment_methods_create, auth="key_or_publishable",
+          summary="Tokenize a card", request_fields=("type", "card"), response_fields=("id", "card")),
+    Route("GET", "/payments/{id}/qr.png", payments_qr, auth="public", summary="QR code image"),
+    Route("GET", "/payments/{id}/receipt", payments_receipt, auth="public", summary="Receipt"),
+    Route("GET", "/payments/{id}/3ds", payments_3ds_page, auth="public", summary="3-D Secure challenge page"),
+    Route("POST", "/payments/{id}/3ds", payments_3ds_complete, auth="public", summary="Complete the challenge"),
+    Route("POST", "/test_helpers/payments/{id}/crypto_deposit", test_crypto_deposit,
+          summary="Test mode: simulate a crypto deposit", request_fields=("stage",)),
+    Route("POST", "/test_helpers/payments/{id}/cod_delivered", test_cod_delivered,
+          summary="Test mode: the courier delivered"),
+    Route("POST", "/test_helpers/payments/{id}/cod_returned", test_cod_returned,
+          summary="Test mode: the parcel came back"),
+]
 
 
 def interface() -> Interface:

@@ -1,0 +1,91 @@
+"""Payment intents of the `/v1` interface, the payment methods they are confirmed with, and
+their split transfers. Crypto and cash-on-delivery details are JSON on the intent (read and
+written with it, never queried on their own)."""
+from __future__ import annotations
+
+from tortoise import fields
+from tortoise.models import Model
+
+
+class PaymentMethod(Model):
+    """A tokenized card: brand, last4, expiry and fingerprint only (never the number or CVC)."""
+
+    id = fields.CharField(pk=True, max_length=40)                 # pm_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="intent_payment_methods",
+                                      on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    type = fields.CharField(max_length=20, default="card")        # card | card_present
+    brand = fields.CharField(max_length=20)
+    last4 = fields.CharField(max_length=4)
+    exp_month = fields.SmallIntField()
+    exp_year = fields.SmallIntField()
+    fingerprint = fields.CharField(max_length=64)
+    # Sandbox behaviour of a test card number, decided at tokenization: ok | decline | 3ds.
+    test_behaviour = fields.CharField(max_length=12, default="ok")
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "intent_payment_methods"
+        indexes = (("merchant_id", "livemode", "created_at"),)
+
+
+class PaymentIntent(Model):
+    id = fields.CharField(pk=True, max_length=40)                 # pay_... (own table, own id space)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_intents", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    status = fields.CharField(max_length=32)
+    amount = fields.BigIntField()
+    currency = fields.CharField(max_length=3)
+    amount_received = fields.BigIntField(default=0)
+    payment_method = fields.CharField(max_length=20)              # card | crypto | cod | qr | tap_to_pay
+    payment_method_ref = fields.CharField(max_length=40, null=True)   # the pm_ id used to confirm
+    customer_id = fields.CharField(max_length=64, null=True)
+    order_id = fields.CharField(max_length=200, null=True)
+    description = fields.CharField(max_length=1000, null=True)
+    statement_descriptor = fields.CharField(max_length=22, null=True)
+    metadata = fields.JSONField(null=True)
+    locale = fields.CharField(max_length=2, default="en")
+    fee_amount = fields.BigIntField()
+    fee_rate = fields.CharField(max_length=20)                    # decimal string
+    fee_processing = fields.BigIntField()
+    fee_conversion = fields.BigIntField()
+    fee_network = fields.BigIntField()
+    net_amount = fields.BigIntField()
+    settlement_date = fields.DateField()
+    crypto = fields.JSONField(null=True)      # asset, network, address, amount_crypto, rate, rate_locked_until, ...
+    cod_address = fields.JSONField(null=True)
+    cod_status = fields.CharField(max_length=20, null=True)       # assigned | delivered | returned
+    split = fields.JSONField(null=True)                           # [{merchant_id, amount, currency}]
+    next_action = fields.JSONField(null=True)
+    return_url = fields.CharField(max_length=2000, null=True)
+    receipt_url = fields.CharField(max_length=2000, null=True)
+    failure_code = fields.CharField(max_length=40, null=True)
+    failure_message = fields.CharField(max_length=500, null=True)
+    provider = fields.CharField(max_length=40, null=True)         # which provider the routing chose
+    provider_ref = fields.CharField(max_length=80, null=True)
+    cancellation_reason = fields.CharField(max_length=40, null=True)
+    created_at = fields.DatetimeField()
+    expires_at = fields.DatetimeField()
+    succeeded_at = fields.DatetimeField(null=True)
+    canceled_at = fields.DatetimeField(null=True)
+    version = fields.IntField(default=0)                          # bumped by every transition
+
+    class Meta:
+        table = "payment_intents"
+        indexes = (("merchant_id", "livemode", "created_at"), ("status", "expires_at"))
+
+
+class IntentSplit(Model):
+    """One transfer of a split: `amount` from the intent's merchant to `destination`."""
+
+    id = fields.CharField(pk=True, max_length=40)                 # spl_...
+    intent = fields.ForeignKeyField("intents.PaymentIntent", related_name="splits", on_delete=fields.CASCADE)
+    destination = fields.ForeignKeyField("core.Merchant", related_name="incoming_splits",
+                                         on_delete=fields.CASCADE)
+    amount = fields.BigIntField()
+    currency = fields.CharField(max_length=3)
+    status = fields.CharField(max_length=12, default="pending")   # pending | paid
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "intent_splits"

@@ -1,0 +1,786 @@
+"""Payment intents (`/v1`, payment-intents-v1.md): create, confirm, retrieve, list, cancel,
+expire, 3-D Secure, crypto, cash on delivery, QR and tap to pay, splits through the ledger.
+
+Both REST (rest_compat/intents_v1.py) and GraphQL (schema/intents.py) call these functions;
+`intent_object` is the documented payment object (also the webhook `data.object`).
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from tortoise.transactions import in_transaction
+
+from models.core import Merchant
+from models.intents import IntentSplit, PaymentIntent
+from services import cards, crypto, events, idempotency, ledger, pricing, routing, settlement
+from services.errors import Conflict, DomainError, InvalidState, NotFound, ValidationError
+from services.ids import new_id
+from services.infra.runtime import runtime
+from services.pagination import Page, check_limit, paginate
+from services.payment_methods import resolve_payment_method
+from services.principal import Principal
+from services.providers.base import AuthorizationRequest
+from services.validation import MAX_INT, Fields, check_int, check_str
+
+METHODS = ("card", "crypto", "cod", "qr", "tap_to_pay")
+OBJECT_METHODS = METHODS + ("bank_transfer",)
+STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
+            "failed", "canceled", "refunded")
+UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")
+CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
+CANCELABLE = UNPAID + ("failed",)
+CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
+CARD_LIKE = ("card", "qr", "tap_to_pay")
+EXPIRY = timedelta(hours=1)
+MAX_SPLITS = 10
+DEFAULT_LOCALE = {"TR": "tr", "SA": "ar", "AE": "ar", "KW": "ar", "QA": "ar", "EG": "ar", "IQ": "ar"}
+_MER_ID = re.compile(r"mer_[0-9A-Za-z]{1,40}")
+_COUNTRY = re.compile(r"[A-Z]{2}")
+SPLIT_CLEARING = "split_clearing"     # ledger account between a payer's and a receiver's transactions
+
+
+class InsufficientFunds(DomainError):
+    status = 402
+    code = "insufficient_funds"
+    type = "invalid_request_error"
+
+
+# ---------------------------------------------------------------- derived values
+
+def _sign(purpose: str, intent_id: str, n: int = 24) -> str:
+    key = runtime().config.secret_key.encode()
+    return hmac.new(key, f"{purpose}:{intent_id}".encode(), hashlib.sha256).hexdigest()[:n]
+
+
+def client_secret_of(intent: PaymentIntent) -> str:
+    """Derived, not stored: `{id}_secret_{hmac}` lets a browser act on this one intent."""
+    return f"{intent.id}_secret_{_sign('client_secret', intent.id)}"
+
+
+def checkout_url_of(intent: PaymentIntent) -> str:
+    return f"{runtime().config.pay_url.rstrip('/')}/{intent.id}"
+
+
+def qr_code_url_of(intent: PaymentIntent) -> str:
+    return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/qr.png"
+
+
+def challenge_url_of(intent: PaymentIntent) -> str:
+    token = _sign(f"3ds:{intent.version}", intent.id, 32)
+    return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/3ds?{urlencode({'token': token})}"
+
+
+def receipt_url_of(intent: PaymentIntent) -> str:
+    return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/receipt"
+
+
+def _iso(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def intent_object(intent: PaymentIntent) -> dict[str, Any]:
+    """The documented payment object (plus a few documented-as-ours fields)."""
+    obj: dict[str, Any] = {
+        "id": intent.id, "object": "payment_intent", "status": intent.status, "amount": intent.amount,
+        "currency": intent.currency, "amount_received": intent.amount_received,
+        "payment_method": intent.payment_method, "payment_method_id": intent.payment_method_ref,
+        "checkout_url": checkout_url_of(intent), "client_secret": client_secret_of(intent),
+        "fee": {"amount": intent.fee_amount, "currency": intent.currency, "rate": intent.fee_rate,
+                "breakdown": {"processing": intent.fee_processing,
+                              "currency_conversion": intent.fee_conversion, "network": intent.fee_network}},
+        "net_amount": intent.net_amount, "settlement_date": intent.settlement_date.isoformat(),
+        "merchant_id": intent.merchant_id, "customer_id": intent.customer_id, "order_id": intent.order_id,
+        "description": intent.description, "statement_descriptor": intent.statement_descriptor,
+        "metadata": intent.metadata or {}, "locale": intent.locale,
+        "created_at": _iso(intent.created_at), "expires_at": _iso(intent.expires_at),
+        "succeeded_at": _iso(intent.succeeded_at), "canceled_at": _iso(intent.canceled_at),
+        "cancellation_reason": intent.cancellation_reason, "livemode": intent.livemode,
+        "next_action": intent.next_action, "receipt_url": intent.receipt_url,
+        "failure_code": intent.failure_code, "failure_message": intent.failure_message,
+        "split": intent.split or [],
+    }
+    if intent.crypto is not None:
+        c = intent.crypto
+        obj["crypto"] = {"asset": c["asset"], "network": c["network"], "address": c["address"],
+                         "amount_crypto": c["amount_crypto"], "rate": c["rate"],
+                         "rate_locked_until": c["rate_locked_until"], "qr_code_url": qr_code_url_of(intent),
+                         "detected_at": c.get("detected_at"), "confirmed_at": c.get("confirmed_at"),
+                         "transaction_hash": c.get("transaction_hash")}
+    if intent.payment_method == "qr":
+        obj["qr_code_url"] = qr_code_url_of(intent)
+    if intent.cod_address is not None:
+        obj["cod_address"] = intent.cod_address
+        obj["cod_status"] = intent.cod_status
+    return obj
+
+
+# ---------------------------------------------------------------- input checks
+
+def _check_metadata(raw: Any) -> dict[str, str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ValidationError("metadata must be an object of string keys to string values", param="metadata")
+    if len(raw) > 50:
+        raise ValidationError("metadata may hold at most 50 keys", param="metadata")
+    out = {}
+    for k, v in raw.items():
+        if not isinstance(k, str) or not 1 <= len(k) <= 40:
+            raise ValidationError("metadata keys must be strings of 1 to 40 characters", param="metadata")
+        if not isinstance(v, str):
+            raise ValidationError(f"metadata.{k} must be a string", param=f"metadata.{k}")
+        if len(v) > 500:
+            raise ValidationError(f"metadata.{k} must be at most 500 characters", param=f"metadata.{k}")
+        out[k] = v
+    return out
+
+
+def _check_cod_address(f: Fields | None) -> dict[str, str]:
+    out = {"line1": f.str("line1", required=True, min_len=1, max_len=200),
+           "city": f.str("city", required=True, min_len=1, max_len=100),
+           "country": f.str("country", required=True, pattern=_COUNTRY, max_len=2)}
+    if f.str("country") not in settlement.MARKETS:
+        raise ValidationError(f"cod_address.country must be one of: {', '.join(settlement.MARKETS)}",
+                              param="cod_address.country")
+    postal = f.str("postal_code", max_len=20)
+    if postal:
+        out["postal_code"] = postal
+    f.reject_unknown()
+    return out
+
+
+def _check_url(value: str, param: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValidationError(f"{param} must be an http(s) URL", param=param)
+    return value
+
+
+def _amount(f: Fields, currency: str) -> int:
+    try:
+        amount = f.int("amount", required=True, min=-MAX_INT)
+    except ValidationError as e:
+        raise ValidationError(e.message, code="invalid_amount", param="amount") from None
+    return pricing.check_intent_amount(amount, currency)
+
+
+def _idem_key(header: str | None, body: Mapping) -> str | None:
+    raw = body.get("idempotency_key") if isinstance(body, Mapping) else None
+    if raw is not None:
+        raw = idempotency.check_key(raw)
+    if header and raw and header != raw:
+        raise ValidationError("X-Idempotency-Key and idempotency_key differ", param="idempotency_key")
+    return header or raw
+
+
+def _params(body: Mapping) -> dict:
+    return {k: v for k, v in body.items() if k != "idempotency_key"} if isinstance(body, Mapping) else body
+
+
+async def _load(principal: Principal, intent_id: str, *, client_secret: str | None = None,
+                for_update: bool = False) -> PaymentIntent:
+    qs = PaymentIntent.filter(id=intent_id, **principal.scope)
+    if for_update:
+        qs = qs.select_for_update()
+    intent = await qs.first()
+    if intent is None:
+        raise NotFound("No such payment intent", param="id")
+    if principal.kind == "publishable":
+        # A publishable key reaches an intent only with that intent's client secret.
+        if client_secret is None:
+            raise ValidationError("client_secret is required with a publishable key", param="client_secret")
+        if not hmac.compare_digest(str(client_secret), client_secret_of(intent)):
+            raise NotFound("No such payment intent", param="id")
+    return intent
+
+
+# ---------------------------------------------------------------- create
+
+@dataclass
+class _Split:
+    merchant_id: str
+    amount: int
+    currency: str
+
+
+async def _check_splits(raw: list | None, *, currency: str, principal: Principal) -> list[_Split]:
+    if not raw:
+        return []
+    if len(raw) > MAX_SPLITS:
+        raise ValidationError(f"split may hold at most {MAX_SPLITS} entries", param="split")
+    out: list[_Split] = []
+    for i, entry in enumerate(raw):
+        p = f"split[{i}]"
+        f = Fields(entry, p)
+        mid = f.str("merchant_id", required=True, pattern=_MER_ID, max_len=44)
+        amount = f.int("amount", required=True, min=1)
+        cur = f.str("currency", required=True, max_len=3)
+        f.reject_unknown()
+        pricing.check_currency(cur, f"{p}.currency")
+        if cur != currency:
+            raise ValidationError(f"{p}.currency must be the payment currency {currency}",
+                                  code="invalid_currency", param=f"{p}.currency")
+        if mid == principal.merchant_id:
+            raise ValidationError(f"{p}.merchant_id must be another merchant", param=f"{p}.merchant_id")
+        if any(s.merchant_id == mid for s in out):
+            raise ValidationError(f"{p}.merchant_id appears twice", param=f"{p}.merchant_id")
+        out.append(_Split(mid, amount, cur))
+    found = set(await Merchant.filter(id__in=[s.merchant_id for s in out]).values_list("id", flat=True))
+    for i, s in enumerate(out):
+        if s.merchant_id not in found:
+            raise ValidationError(f"split[{i}].merchant_id is not a merchant", param=f"split[{i}].merchant_id")
+    return out
+
+
+async def _available(principal: Principal, currency: str) -> int:
+    bal = await ledger.merchant_balance(merchant_id=principal.merchant_id, livemode=principal.livemode)
+    return bal.get(currency, 0)
+
+
+async def _check_split_funding(principal: Principal, *, net_amount: int, splits_total: int, currency: str) -> None:
+    """Splits beyond the net amount are funded from the merchant's available balance."""
+    excess = splits_total - net_amount
+    if excess > 0 and await _available(principal, currency) < excess:
+        raise InsufficientFunds(f"The split exceeds the net amount by {excess} and the available {currency} "
+                                f"balance does not cover it", param="split")
+
+
+async def create_intent(*, principal: Principal, data: Any, idempotency_key: str | None = None) -> PaymentIntent:
+    key = _idem_key(idempotency_key, data)
+    return await idempotency.run(
+        principal=principal, operation="v1.intent.create", key=key, params=_params(data),
+        execute=lambda: _create(principal, data), encode=lambda i: i.id,
+        decode=lambda iid: _load(principal, iid))
+
+
+async def _create(principal: Principal, data: Any) -> PaymentIntent:
+    if principal.kind == "publishable":
+        raise DomainError("A secret key is required to create a payment intent", code="invalid_api_key",
+                          status=401)
+    f = Fields(data)
+    f.seen.add("idempotency_key")
+    f.seen.add("currency")
+    currency = pricing.check_currency(data.get("currency"))
+    amount = _amount(f, currency)
+    method = f.enum("payment_method", METHODS, required=True)
+    asset = f.enum("crypto_asset", crypto.ASSETS)
+    network = f.enum("crypto_network", crypto.NETWORKS)
+    if method == "crypto":
+        if asset is None:
+            raise ValidationError("crypto_asset is required for crypto payments", param="crypto_asset")
+        if network is None:
+            raise ValidationError("crypto_network is required for crypto payments", param="crypto_network")
+        crypto.check_pair(asset, network)
+    elif asset is not None or network is not None:
+        raise ValidationError("crypto_asset and crypto_network are for crypto payments only",
+                              param="crypto_asset" if asset is not None else "crypto_network")
+    merchant_id = f.str("merchant_id", max_len=44)
+    if merchant_id is not None and merchant_id != principal.merchant_id:
+        raise ValidationError("merchant_id must be your own merchant id (use split to pay others)",
+                              param="merchant_id")
+    customer_id = f.str("customer_id", max_len=64)
+    order_id = f.str("order_id", max_len=200)
+    description = f.str("description", max_len=1000)
+    descriptor = f.str("statement_descriptor", max_len=22)
+    f.seen.add("metadata")
+    metadata = _check_metadata(data.get("metadata"))
+    cod_f = f.obj("cod_address")
+    if method == "cod":
+        if cod_f is None:
+            raise ValidationError("cod_address is required for cash on delivery", param="cod_address")
+        cod_address = _check_cod_address(cod_f)
+        if pricing.MARKET_CURRENCY[cod_address["country"]] != currency:
+            raise ValidationError(f"cash on delivery in {cod_address['country']} is collected in "
+                                  f"{pricing.MARKET_CURRENCY[cod_address['country']]}, not {currency}",
+                                  code="invalid_currency", param="currency")
+    elif cod_f is not None:
+        raise ValidationError("cod_address is for cash on delivery only", param="cod_address")
+    else:
+        cod_address = None
+    split_raw = f.list("split", max_items=MAX_SPLITS)
+    locale = f.enum("locale", pricing.LOCALES)
+    f.reject_unknown()
+    splits = await _check_splits(split_raw, currency=currency, principal=principal)
+
+    merchant = await Merchant.get(id=principal.merchant_id)
+    market = merchant.country if merchant.country in settlement.MARKETS else "TR"
+    now = runtime().clock.now()
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
+                              home_currency=pricing.MARKET_CURRENCY[market],
+                              network_fee_usd=crypto.NETWORK_FEE_USD[network] if network else 0)
+    net = amount - fee.amount
+    splits_total = sum(s.amount for s in splits)
+    if splits:
+        await _check_split_funding(principal, net_amount=net, splits_total=splits_total, currency=currency)
+    crypto_data = None
+    if method == "crypto":
+        q = crypto.quote(amount=amount, currency=currency, asset=asset, now=now)
+        crypto_data = {"asset": asset, "network": network,
+                       "address": crypto.new_deposit_address(network, livemode=principal.livemode),
+                       "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}",
+                       "rate_locked_until": _iso(q.rate_locked_until)}
+    intent = PaymentIntent(
+        id=new_id("pay"), merchant_id=principal.merchant_id, livemode=principal.livemode,
+        status="requires_payment_method", amount=amount, currency=currency, payment_method=method,
+        customer_id=customer_id, order_id=order_id, description=description, statement_descriptor=descriptor,
+        metadata=metadata, locale=locale or DEFAULT_LOCALE.get(market, "en"), fee_amount=fee.amount,
+        fee_rate=f"{fee.rate:f}", fee_processing=fee.processing, fee_conversion=fee.currency_conversion,
+        fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
+        crypto=crypto_data, cod_address=cod_address,
+        split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
+        created_at=now, expires_at=now + EXPIRY)
+    async with in_transaction():
+        await intent.save(force_create=True)
+        if splits:
+            await IntentSplit.bulk_create([
+                IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
+                            currency=s.currency, created_at=now) for s in splits])
+        await _emit(intent, "payment.created")
+    return intent
+
+
+async def _emit(intent: PaymentIntent, type_: str) -> None:
+    await events.emit(merchant_id=intent.merchant_id, livemode=intent.livemode, type=type_,
+                      obj=intent_object(intent))
+
+
+# ---------------------------------------------------------------- retrieve / list
+
+async def get_intent(*, principal: Principal, intent_id: str, client_secret: str | None = None) -> PaymentIntent:
+    return await _load(principal, intent_id, client_secret=client_secret)
+
+
+def _unix(query: Mapping, name: str) -> datetime | None:
+    raw = query.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, str):
+        if not raw.strip().isdigit():
+            raise ValidationError(f"{name} must be a Unix timestamp in seconds", param=name)
+        raw = int(raw)
+    value = check_int(raw, name, min=0, max=253402300799)
+    return datetime.fromtimestamp(value, timezone.utc)
+
+
+async def list_intents(*, principal: Principal, query: Mapping[str, Any]) -> Page:
+    """Filters: status, currency, payment_method, created[gte], created[lte]; newest first."""
+    allowed = {"limit", "starting_after", "status", "currency", "payment_method", "created[gte]", "created[lte]"}
+    for k in query:
+        if k not in allowed:
+            raise ValidationError(f"unknown query parameter {k}", param=k)
+    limit = check_limit(query.get("limit"))
+    qs = PaymentIntent.filter(**principal.scope)
+    if query.get("status"):
+        qs = qs.filter(status=check_enum_value(query["status"], "status", STATUSES))
+    if query.get("currency"):
+        qs = qs.filter(currency=pricing.check_currency(query["currency"]))
+    if query.get("payment_method"):
+        qs = qs.filter(payment_method=check_enum_value(query["payment_method"], "payment_method", OBJECT_METHODS))
+    gte, lte = _unix(query, "created[gte]"), _unix(query, "created[lte]")
+    if gte is not None:
+        qs = qs.filter(created_at__gte=gte)
+    if lte is not None:
+        # Inclusive of the whole second named.
+        qs = qs.filter(created_at__lt=lte + timedelta(seconds=1))
+    after = query.get("starting_after") or None
+    if after is not None:
+        after = check_str(after, "starting_after", max_len=44)
+    return await paginate(qs, limit=limit, starting_after=after)
+
+
+def check_enum_value(value: Any, param: str, values) -> str:
+    if not isinstance(value, str) or value not in values:
+        raise ValidationError(f"{param} must be one of: {', '.join(values)}", param=param)
+    return value
+
+
+# ---------------------------------------------------------------- confirm
+
+async def confirm_intent(*, principal: Principal, intent_id: str, data: Any,
+                         idempotency_key: str | None = None) -> PaymentIntent:
+    key = _idem_key(idempotency_key, data)
+    return await idempotency.run(
+        principal=principal, operation=f"v1.intent.confirm:{intent_id}", key=key, params=_params(data),
+        execute=lambda: _confirm(principal, intent_id, data), encode=lambda i: i.id,
+        decode=lambda iid: _load(principal, iid))
+
+
+async def _expire_if_due(intent: PaymentIntent, now: datetime) -> bool:
+    """An unpaid intent past expires_at is canceled on the spot (the worker may be behind)."""
+    if intent.status in UNPAID + ("failed",) and now >= intent.expires_at:
+        await _expire_one(intent.id, now)
+        return True
+    return False
+
+
+async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIntent:
+    f = Fields(data)
+    f.seen.add("idempotency_key")
+    pm_id = f.str("payment_method_id", max_len=64)
+    return_url = f.str("return_url", max_len=2000)
+    secret = f.str("client_secret", max_len=200)
+    f.reject_unknown()
+    if return_url is not None:
+        _check_url(return_url, "return_url")
+    now = runtime().clock.now()
+    intent = await _load(principal, intent_id, client_secret=secret)
+    if await _expire_if_due(intent, now):
+        raise InvalidState(f"This payment intent expired at {_iso(intent.expires_at)} and was canceled",
+                           code="payment_intent_expired")
+    if intent.status not in CONFIRMABLE:
+        raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
+    method = intent.payment_method
+    if method in CARD_LIKE:
+        if pm_id is None:
+            raise ValidationError("payment_method_id is required", param="payment_method_id")
+        pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
+        return await _confirm_card(principal, intent, pm, return_url, now)
+    if pm_id is not None:
+        raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id")
+    if method == "crypto":
+        return await _confirm_crypto(intent, return_url, now)
+    return await _confirm_cod(intent, return_url, now)
+
+
+async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[str, ...] = (),
+                      ledger_success: bool = False) -> PaymentIntent:
+    """Apply `changes` only if nobody changed the intent meanwhile (optimistic version check),
+    and write its events (and ledger postings) in the same transaction."""
+    async with in_transaction():
+        updated = await PaymentIntent.filter(id=intent.id, version=intent.version).update(
+            **changes, version=intent.version + 1)
+        if not updated:
+            raise Conflict("The payment intent changed meanwhile; retrieve it and retry", code="conflict")
+        for k, v in changes.items():
+            setattr(intent, k, v)
+        intent.version += 1
+        if ledger_success:
+            await _post_success(intent)
+        for t in events_:
+            await _emit(intent, t)
+    return intent
+
+
+def _success_changes(intent: PaymentIntent, now: datetime, market: str) -> dict:
+    return {"status": "succeeded", "amount_received": intent.amount, "succeeded_at": now,
+            "settlement_date": settlement.settlement_date(market, now), "receipt_url": receipt_url_of(intent),
+            "next_action": None, "failure_code": None, "failure_message": None}
+
+
+async def _market(merchant_id: str) -> str:
+    country = await Merchant.filter(id=merchant_id).values_list("country", flat=True)
+    return country[0] if country and country[0] in settlement.MARKETS else "TR"
+
+
+async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
+    market = await _market(intent.merchant_id)
+    facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=market, card_brand=pm.brand,
+                          payment_method="card")
+    decision = routing.decide(facts=facts)
+    card = pm.card()
+    return market, await routing.authorize_with_cascade(
+        decision=decision,
+        request_for=lambda provider, n: AuthorizationRequest(
+            payment_id=intent.id, amount=intent.amount, currency=intent.currency, card=card, attempt=n,
+            three_d_secure_passed=three_ds_passed))
+
+
+async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_url: str | None,
+                        now: datetime) -> PaymentIntent:
+    if intent.split:
+        await _check_split_funding(principal, net_amount=intent.net_amount,
+                                   splits_total=sum(s["amount"] for s in intent.split), currency=intent.currency)
+    # Tap to pay: the reader verifies the cardholder (contactless CVM), so no 3-D Secure redirect.
+    needs_3ds = pm.behaviour == cards.REQUIRES_3DS and intent.payment_method != "tap_to_pay"
+    if needs_3ds:
+        if return_url is None:
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url")
+        changes = {"status": "requires_action", "payment_method_ref": pm.id, "return_url": return_url,
+                   "failure_code": None, "failure_message": None}
+        nxt = {"type": "redirect_to_url", "redirect_to_url": {"url": None, "return_url": return_url}}
+        changes["next_action"] = nxt
+        intent = await _transition(intent, changes)
+        # The challenge link is bound to the version the intent now has.
+        nxt["redirect_to_url"]["url"] = challenge_url_of(intent)
+        await PaymentIntent.filter(id=intent.id, version=intent.version).update(next_action=nxt)
+        intent.next_action = nxt
+        return intent
+    market, cascade = await _authorize(intent, pm, three_ds_passed=intent.payment_method == "tap_to_pay")
+    return await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url)
+
+
+async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str,
+                       return_url: str | None) -> PaymentIntent:
+    result = cascade.final.result
+    base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url}
+    if result.approved:
+        changes = {**base, **_success_changes(intent, now, market), "provider_ref": result.reference}
+        return await _transition(intent, changes, events_=("payment.succeeded",), ledger_success=True)
+    changes = {**base, "status": "failed", "next_action": None,
+               "failure_code": result.decline_code or "card_declined",
+               "failure_message": result.message or "The card was declined"}
+    return await _transition(intent, changes, events_=("payment.failed",))
+
+
+async def _confirm_crypto(intent: PaymentIntent, return_url: str | None, now: datetime) -> PaymentIntent:
+    changes: dict[str, Any] = {"status": "processing", "return_url": return_url}
+    c = dict(intent.crypto)
+    if datetime.fromisoformat(c["rate_locked_until"].replace("Z", "+00:00")) <= now:
+        changes["crypto"] = _requote(intent, c, now)
+    return await _transition(intent, changes, events_=("payment.processing",))
+
+
+def _requote(intent: PaymentIntent, c: dict, now: datetime) -> dict:
+    """The 15-minute lock lapsed before any deposit: a fresh quote and a fresh lock."""
+    q = crypto.quote(amount=intent.amount, currency=intent.currency, asset=c["asset"], now=now)
+    return {**c, "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}", "rate_locked_until": _iso(q.rate_locked_until)}
+
+
+async def _confirm_cod(intent: PaymentIntent, return_url: str | None, now: datetime) -> PaymentIntent:
+    changes = {"status": "processing", "cod_status": "assigned", "return_url": return_url}
+    return await _transition(intent, changes, events_=("payment.processing", "cod.assigned"))
+
+
+# ---------------------------------------------------------------- 3-D Secure challenge
+
+def _check_challenge(intent: PaymentIntent | None, token: str | None) -> PaymentIntent:
+    if intent is None or not token or not hmac.compare_digest(
+            str(token), _sign(f"3ds:{intent.version}", intent.id, 32)):
+        raise NotFound("No such 3-D Secure challenge", param="token")
+    if intent.status != "requires_action":
+        raise InvalidState(f"This challenge is over: the payment intent is {intent.status}")
+    return intent
+
+
+async def get_challenge(*, intent_id: str, token: str | None) -> PaymentIntent:
+    """The intent behind a challenge link (the link's token is the credential)."""
+    return _check_challenge(await PaymentIntent.get_or_none(id=intent_id), token)
+
+
+@dataclass
+class ChallengeResult:
+    intent: PaymentIntent
+    redirect_url: str
+
+
+async def complete_challenge(*, intent_id: str, token: str | None, outcome: str) -> ChallengeResult:
+    """`succeed` authorizes with 3-D Secure passed; `fail` fails the intent. Either way the
+    browser returns to `return_url` with `payment_intent` and `redirect_status`."""
+    outcome = check_enum_value(outcome, "outcome", ("succeed", "fail"))
+    intent = _check_challenge(await PaymentIntent.get_or_none(id=intent_id), token)
+    now = runtime().clock.now()
+    if await _expire_if_due(intent, now):
+        intent = await PaymentIntent.get(id=intent_id)
+    elif outcome == "fail":
+        intent = await _transition(intent, {"status": "failed", "next_action": None,
+                                            "failure_code": "authentication_failed",
+                                            "failure_message": "3-D Secure authentication failed"},
+                                   events_=("payment.failed",))
+    else:
+        principal = Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret")
+        pm = await resolve_payment_method(principal=principal, payment_method_id=intent.payment_method_ref)
+        market, cascade = await _authorize(intent, pm, three_ds_passed=True)
+        intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url)
+    status = {"succeeded": "succeeded", "failed": "failed"}.get(intent.status, intent.status)
+    sep = "&" if "?" in (intent.return_url or "") else "?"
+    url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': status})}"
+    return ChallengeResult(intent=intent, redirect_url=url)
+
+
+# ---------------------------------------------------------------- money movement
+
+async def _post_success(intent: PaymentIntent) -> None:
+    """Inside the success transaction: the capture and fee to the merchant's balance, then
+    each split from the merchant to its receiver (two balanced ledger transactions, one per
+    merchant, through a clearing account)."""
+    await ledger.post(merchant_id=intent.merchant_id, livemode=intent.livemode, currency=intent.currency,
+                      kind="intent_capture", legs=ledger.capture_legs(intent.amount, intent.fee_amount),
+                      source_id=intent.id)
+    if not intent.split:
+        return
+    # Serialize balance checks of this payer (a row lock on PostgreSQL).
+    await Merchant.select_for_update().filter(id=intent.merchant_id).first()
+    total = sum(s["amount"] for s in intent.split)
+    bal = await ledger.merchant_balance(merchant_id=intent.merchant_id, livemode=intent.livemode)
+    if bal.get(intent.currency, 0) < total:
+        raise InsufficientFunds(f"The available {intent.currency} balance does not cover the split",
+                                param="split")
+    for s in intent.split:
+        await ledger.post(merchant_id=intent.merchant_id, livemode=intent.livemode, currency=intent.currency,
+                          kind="split_out", source_id=intent.id,
+                          legs=[ledger.Leg(ledger.MERCHANT_BALANCE, s["amount"]),
+                                ledger.Leg(SPLIT_CLEARING, -s["amount"])])
+        await ledger.post(merchant_id=s["merchant_id"], livemode=intent.livemode, currency=intent.currency,
+                          kind="split_in", source_id=intent.id,
+                          legs=[ledger.Leg(SPLIT_CLEARING, s["amount"]),
+                                ledger.Leg(ledger.MERCHANT_BALANCE, -s["amount"])])
+    await IntentSplit.filter(intent_id=intent.id).update(status="paid")
+
+
+async def available_balance(*, principal: Principal, currency: str) -> int:
+    return await _available(principal, currency)
+
+
+# ---------------------------------------------------------------- cancel and expiry
+
+async def cancel_intent(*, principal: Principal, intent_id: str, data: Any,
+                        idempotency_key: str | None = None) -> PaymentIntent:
+    key = _idem_key(idempotency_key, data)
+    return await idempotency.run(
+        principal=principal, operation=f"v1.intent.cancel:{intent_id}", key=key, params=_params(data),
+        execute=lambda: _cancel(principal, intent_id, data), encode=lambda i: i.id,
+        decode=lambda iid: _load(principal, iid))
+
+
+async def _cancel(principal: Principal, intent_id: str, data: Any) -> PaymentIntent:
+    f = Fields(data)
+    f.seen.add("idempotency_key")
+    reason = f.enum("cancellation_reason", CANCELLATION_REASONS, default="requested_by_customer")
+    f.reject_unknown()
+    intent = await _load(principal, intent_id)
+    if intent.status not in CANCELABLE:
+        raise InvalidState(f"A payment intent with status {intent.status} cannot be canceled")
+    now = runtime().clock.now()
+    ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
+    return await _transition(intent, {"status": "canceled", "canceled_at": now, "cancellation_reason": reason,
+                                      "next_action": None}, events_=ev)
+
+
+async def _expire_one(intent_id: str, now: datetime) -> bool:
+    intent = await PaymentIntent.get_or_none(id=intent_id)
+    if intent is None:
+        return False
+    waiting_crypto = (intent.status == "processing" and intent.payment_method == "crypto"
+                      and not (intent.crypto or {}).get("detected_at"))
+    if not (intent.status in UNPAID + ("failed",) or waiting_crypto) or now < intent.expires_at:
+        return False
+    ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
+    try:
+        await _transition(intent, {"status": "canceled", "canceled_at": now, "cancellation_reason": "expired",
+                                   "next_action": None}, events_=ev)
+    except Conflict:
+        return False
+    return True
+
+
+async def expire_intents(now: datetime | None = None, *, batch: int = 500) -> int:
+    """Cancel every unpaid intent past `expires_at` (and crypto intents still waiting for a
+    deposit). Returns how many were canceled. Safe to run in several workers at once."""
+    now = now or runtime().clock.now()
+    ids = await (PaymentIntent.filter(expires_at__lte=now, status__in=UNPAID + ("failed", "processing"))
+                 .order_by("expires_at").limit(batch).values_list("id", flat=True))
+    n = 0
+    for iid in ids:
+        n += await _expire_one(iid, now)
+    return n
+
+
+# ---------------------------------------------------------------- test helpers (test mode only)
+
+def _test_only(principal: Principal) -> None:
+    if principal.livemode:
+        raise ValidationError("Test helpers work with test keys only", code="test_mode_only")
+
+
+async def crypto_deposit(*, principal: Principal, intent_id: str, data: Any) -> PaymentIntent:
+    """Simulate the deposit: `stage` `detected` (seen on chain: processing, crypto.detected) or
+    `confirmed` (default; enough confirmations: succeeded, crypto.confirmed)."""
+    _test_only(principal)
+    f = Fields(data)
+    stage = f.enum("stage", ("detected", "confirmed"), default="confirmed")
+    f.reject_unknown()
+    intent = await _load(principal, intent_id)
+    if intent.payment_method != "crypto":
+        raise InvalidState("This payment intent is not a crypto payment")
+    now = runtime().clock.now()
+    if await _expire_if_due(intent, now):
+        raise InvalidState("This payment intent expired and was canceled", code="payment_intent_expired")
+    c = dict(intent.crypto)
+    if intent.status not in ("requires_payment_method", "requires_confirmation", "processing"):
+        raise InvalidState(f"A payment intent with status {intent.status} takes no deposit")
+    if not c.get("detected_at"):
+        if datetime.fromisoformat(c["rate_locked_until"].replace("Z", "+00:00")) <= now:
+            c = _requote(intent, c, now)
+        c["detected_at"] = _iso(now)
+        c["transaction_hash"] = _fake_tx_hash(intent)
+        evs = ("crypto.detected",) + (("payment.processing",) if intent.status != "processing" else ())
+        intent = await _transition(intent, {"status": "processing", "crypto": c}, events_=evs)
+    elif stage == "detected":
+        raise InvalidState("The deposit was already detected")
+    if stage == "confirmed":
+        c = dict(intent.crypto)
+        c["confirmed_at"] = _iso(now)
+        market = await _market(intent.merchant_id)
+        intent = await _transition(intent, {**_success_changes(intent, now, market), "crypto": c},
+                                   events_=("crypto.confirmed", "payment.succeeded"), ledger_success=True)
+    return intent
+
+
+def _fake_tx_hash(intent: PaymentIntent) -> str:
+    h = hashlib.sha256(f"tx:{intent.id}".encode()).hexdigest()
+    return h if intent.crypto["network"] in ("bitcoin", "trc20") else "0x" + h
+
+
+async def cod_delivered(*, principal: Principal, intent_id: str) -> PaymentIntent:
+    """The courier delivered and collected the cash: succeeded, cod.delivered."""
+    _test_only(principal)
+    intent = await _cod_in_transit(principal, intent_id)
+    market = await _market(intent.merchant_id)
+    now = runtime().clock.now()
+    return await _transition(intent, {**_success_changes(intent, now, market), "cod_status": "delivered"},
+                             events_=("cod.delivered", "payment.succeeded"), ledger_success=True)
+
+
+async def cod_returned(*, principal: Principal, intent_id: str) -> PaymentIntent:
+    """The customer refused or was not found: failed (`cod_returned`), cod.returned."""
+    _test_only(principal)
+    intent = await _cod_in_transit(principal, intent_id)
+    return await _transition(intent, {"status": "failed", "cod_status": "returned", "failure_code": "cod_returned",
+                                      "failure_message": "The parcel was returned undelivered"},
+                             events_=("cod.returned", "payment.failed"))
+
+
+async def _cod_in_transit(principal: Principal, intent_id: str) -> PaymentIntent:
+    intent = await _load(principal, intent_id)
+    if intent.payment_method != "cod":
+        raise InvalidState("This payment intent is not cash on delivery")
+    if intent.status != "processing" or intent.cod_status != "assigned":
+        raise InvalidState(f"A cash-on-delivery intent with status {intent.status} is not out for delivery; "
+                           "confirm it first")
+    return intent
+
+
+# ---------------------------------------------------------------- public images and receipts
+
+async def qr_image(*, intent_id: str) -> bytes:
+    """The QR code of a crypto deposit (payment URI) or of a QR payment (its checkout page).
+    Public: the intent id (unguessable) is the capability, as for an <img> tag."""
+    intent = await PaymentIntent.get_or_none(id=intent_id)
+    if intent is None or intent.payment_method not in ("crypto", "qr"):
+        raise NotFound("No QR code for this id")
+    if intent.payment_method == "crypto":
+        c = intent.crypto
+        return crypto.qr_png(crypto.payment_uri(c["network"], c["address"], c["amount_crypto"]))
+    return crypto.qr_png(checkout_url_of(intent))
+
+
+async def receipt_text(*, intent_id: str) -> str:
+    """A plain-text receipt in the intent's locale with amounts formatted for its currency."""
+    intent = await PaymentIntent.get_or_none(id=intent_id)
+    if intent is None or intent.status != "succeeded":
+        raise NotFound("No receipt for this id")
+    merchant = await Merchant.get(id=intent.merchant_id)
+    fmt = lambda a: pricing.format_localized(a, intent.currency, intent.locale)  # noqa: E731
+    labels = {"en": ("Receipt", "Amount", "Paid at", "Payment"), "tr": ("Makbuz", "Tutar", "Ödeme zamanı", "Ödeme"),
+              "ar": ("إيصال", "المبلغ", "وقت الدفع", "الدفعة")}[intent.locale]
+    return (f"{labels[0]} — {merchant.name or merchant.id}\n{labels[3]}: {intent.id}\n"
+            f"{labels[1]}: {fmt(intent.amount)}\n{labels[2]}: {_iso(intent.succeeded_at)}\n")

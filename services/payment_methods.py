@@ -1,0 +1,88 @@
+"""Payment methods of the `/v1` interface: card details become a `pm_` id, stored as brand,
+last4, expiry and fingerprint only. Test mode also knows fixed ids (`pm_card_visa`, ...)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from models.intents import PaymentMethod
+from services import cards
+from services.errors import NotFound, ValidationError
+from services.ids import new_id
+from services.infra.runtime import runtime
+from services.principal import Principal
+from services.validation import Fields
+
+# Fixed test ids (test mode only) -> the sandbox test card they stand for.
+TEST_METHODS: dict[str, str] = {
+    "pm_card_visa": cards.TEST_CARDS["visa"],
+    "pm_card_mastercard": cards.TEST_CARDS["mastercard"],
+    "pm_card_chargeDeclined": cards.TEST_CARDS["declined"],
+    "pm_card_insufficientFunds": cards.TEST_CARDS["insufficient_funds"],
+    "pm_card_threeDSecureRequired": cards.TEST_CARDS["threeDSecureRequired"],
+}
+TYPES = ("card", "card_present")
+
+
+@dataclass(frozen=True)
+class MethodView:
+    """A payment method as the services use it (a stored row or a fixed test id)."""
+    id: str
+    type: str
+    brand: str
+    last4: str
+    exp_month: int
+    exp_year: int
+    fingerprint: str
+    behaviour: str
+    livemode: bool
+    created_at: datetime | None
+
+    def card(self) -> cards.Card:
+        # The number is not kept: the sandbox providers act on the behaviour decided at
+        # tokenization; a real deployment passes its vault token here instead.
+        return cards.Card(brand=self.brand, last4=self.last4, exp_month=self.exp_month, exp_year=self.exp_year,
+                          fingerprint=self.fingerprint, country=None, behaviour=self.behaviour, number="")
+
+
+def _view(pm: PaymentMethod) -> MethodView:
+    return MethodView(id=pm.id, type=pm.type, brand=pm.brand, last4=pm.last4, exp_month=pm.exp_month,
+                      exp_year=pm.exp_year, fingerprint=pm.fingerprint, behaviour=pm.test_behaviour,
+                      livemode=pm.livemode, created_at=pm.created_at)
+
+
+def _test_method(pm_id: str) -> MethodView:
+    number = TEST_METHODS[pm_id]
+    year = runtime().clock.now().year + 3
+    card = cards.card_from_number(number, 12, year)
+    return MethodView(id=pm_id, type="card", brand=card.brand, last4=card.last4, exp_month=12, exp_year=year,
+                      fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None)
+
+
+async def create_payment_method(*, principal: Principal, data: dict) -> MethodView:
+    """Publishable or secret key. Body: {"type": "card", "card": {number, exp_month, exp_year, cvc}}."""
+    f = Fields(data)
+    kind = f.enum("type", TYPES, default="card")
+    card_data = f.obj("card", required=True)
+    f.reject_unknown()
+    card = cards.parse_card(card_data, param="card")
+    behaviour = card.behaviour if not principal.livemode else cards.APPROVE
+    pm = await PaymentMethod.create(
+        id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type=kind,
+        brand=card.brand, last4=card.last4, exp_month=card.exp_month, exp_year=card.exp_year,
+        fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now())
+    return _view(pm)
+
+
+async def resolve_payment_method(*, principal: Principal, payment_method_id: str,
+                                 param: str = "payment_method_id") -> MethodView:
+    """A stored method of this merchant and mode, or a fixed test id in test mode."""
+    if payment_method_id in TEST_METHODS:
+        if principal.livemode:
+            raise ValidationError(f"{payment_method_id} is a test payment method: use it with a test key",
+                                  param=param)
+        return _test_method(payment_method_id)
+    pm = await PaymentMethod.get_or_none(id=payment_method_id, **principal.scope)
+    if pm is None:
+        raise NotFound("No such payment method", param=param)
+    return _view(pm)

@@ -1,0 +1,164 @@
+"""Pricing of payment intents (`/v1`): the per-currency amount limits of payment-intents-v1.md,
+the fee schedule per method and currency, exchange rates, and amount formatting per locale
+(ar, tr, en). Currencies, ISO 4217 exponents and the one rounding step live in services/money.py.
+
+Every table is configuration (defaults here, replaceable with `configure()`). A fee is computed
+exactly with Decimal and rounded half-up once.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from services.errors import ValidationError
+from services.money import CURRENCIES, exponent, round_minor
+
+# The home currency of each market (the merchant's settlement currency).
+MARKET_CURRENCY: dict[str, str] = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": "KWD", "QA": "QAR",
+                                   "EG": "EGP", "IQ": "IQD"}
+LOCALES = ("ar", "tr", "en")
+
+
+@dataclass(frozen=True)
+class Limits:
+    minimum: int          # minor units, inclusive
+    maximum: int          # minor units, inclusive
+
+
+# Minimum 1 TRY and 0.10 SAR (spec); the rest of about the same small value.
+# Maximum 500,000 TRY (spec); the rest of about the same value (~12,000-15,000 USD), rounded.
+INTENT_LIMITS: dict[str, Limits] = {
+    "TRY": Limits(minimum=100, maximum=50_000_000),               # 1.00 .. 500,000.00
+    "SAR": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
+    "AED": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
+    "QAR": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
+    "KWD": Limits(minimum=100, maximum=4_000_000),                # 0.100 .. 4,000.000
+    "EGP": Limits(minimum=500, maximum=60_000_000),               # 5.00 .. 600,000.00
+    "IQD": Limits(minimum=250_000, maximum=16_000_000_000),       # 250.000 .. 16,000,000.000
+}
+
+# Units of each currency per 1 USD (currency conversion, crypto quotes, network fees).
+USD_RATES: dict[str, Decimal] = {
+    "TRY": Decimal("41.00"), "SAR": Decimal("3.75"), "AED": Decimal("3.6725"), "QAR": Decimal("3.64"),
+    "KWD": Decimal("0.307"), "EGP": Decimal("48.50"), "IQD": Decimal("1310"),
+}
+
+
+@dataclass(frozen=True)
+class FeeRule:
+    rate: Decimal                                          # a fraction of the amount
+    fixed: dict[str, int] = field(default_factory=dict)    # minor units per currency
+
+
+# Processing fees per method: a rate plus a fixed part in each currency's minor units.
+FEE_SCHEDULE: dict[str, FeeRule] = {
+    "card": FeeRule(Decimal("0.029"), {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100,
+                                       "IQD": 250}),
+    "qr": FeeRule(Decimal("0.015")),
+    "tap_to_pay": FeeRule(Decimal("0.0249"), {"TRY": 10, "SAR": 10, "AED": 10, "QAR": 10, "KWD": 10,
+                                              "EGP": 50, "IQD": 100}),
+    "cod": FeeRule(Decimal("0.035"), {"TRY": 500, "SAR": 500, "AED": 500, "QAR": 500, "KWD": 500,
+                                      "EGP": 2000, "IQD": 5000}),
+    "crypto": FeeRule(Decimal("0.01")),
+    "bank_transfer": FeeRule(Decimal("0.005")),
+}
+# Added to the rate when the payment currency is not the merchant's home currency.
+CONVERSION_RATE = Decimal("0.015")
+
+
+def configure(*, limits: dict[str, Limits] | None = None, fee_schedule: dict[str, FeeRule] | None = None,
+              usd_rates: dict[str, Decimal] | None = None, conversion_rate: Decimal | None = None) -> None:
+    """Replace (parts of) the tables, e.g. from deployment configuration."""
+    global CONVERSION_RATE
+    if limits:
+        INTENT_LIMITS.update(limits)
+    if fee_schedule:
+        FEE_SCHEDULE.update(fee_schedule)
+    if usd_rates:
+        USD_RATES.update(usd_rates)
+    if conversion_rate is not None:
+        CONVERSION_RATE = conversion_rate
+
+
+def to_major(amount: int, currency: str) -> Decimal:
+    return Decimal(amount).scaleb(-exponent(currency))
+
+
+def plain(amount: int, currency: str) -> str:
+    """'1234.50' for 123450 TRY, '1.234' for 1234 KWD: the exact major-unit decimal string."""
+    return f"{to_major(amount, currency):.{exponent(currency)}f}"
+
+
+def check_currency(value, param: str = "currency") -> str:
+    if not isinstance(value, str) or value not in CURRENCIES:
+        raise ValidationError(f"{param} must be one of: {', '.join(CURRENCIES)}", code="invalid_currency",
+                              param=param)
+    return value
+
+
+def check_intent_amount(amount: int, currency: str, param: str = "amount") -> int:
+    lim = INTENT_LIMITS[currency]
+    if amount < lim.minimum:
+        raise ValidationError(f"{param} must be at least {plain(lim.minimum, currency)} {currency} "
+                              f"({lim.minimum} in minor units)", code="invalid_amount", param=param)
+    if amount > lim.maximum:
+        raise ValidationError(f"{param} must be at most {plain(lim.maximum, currency)} {currency} "
+                              f"({lim.maximum} in minor units)", code="invalid_amount", param=param)
+    return amount
+
+
+@dataclass(frozen=True)
+class Fee:
+    amount: int
+    currency: str
+    rate: Decimal
+    processing: int
+    currency_conversion: int
+    network: int
+
+
+def compute_fee(*, amount: int, currency: str, method: str, home_currency: str | None = None,
+                network_fee_usd: Decimal = Decimal(0)) -> Fee:
+    """The fee of a payment, shown upfront. The total is computed exactly and rounded once; the
+    breakdown's parts are rounded and `processing` takes the remainder, so the parts add up to
+    the total. The fee is capped at the amount (the net amount is never below zero)."""
+    rule = FEE_SCHEDULE[method]
+    conv_rate = CONVERSION_RATE if home_currency and home_currency != currency else Decimal(0)
+    exact_processing = Decimal(amount) * rule.rate + rule.fixed.get(currency, 0)
+    exact_conversion = Decimal(amount) * conv_rate
+    exact_network = (network_fee_usd * USD_RATES[currency]).scaleb(exponent(currency))
+    total = min(round_minor(exact_processing + exact_conversion + exact_network), amount)
+    network = min(round_minor(exact_network), total)
+    conversion = min(round_minor(exact_conversion), total - network)
+    return Fee(amount=total, currency=currency, rate=rule.rate + conv_rate,
+               processing=total - conversion - network, currency_conversion=conversion, network=network)
+
+
+# ---------------------------------------------------------------- formatting for people
+
+SYMBOLS = {
+    "en": {c: c for c in CURRENCIES},
+    "tr": {"TRY": "₺", "SAR": "SAR", "AED": "AED", "KWD": "KWD", "QAR": "QAR", "EGP": "EGP", "IQD": "IQD"},
+    "ar": {"TRY": "ل.ت", "SAR": "ر.س", "AED": "د.إ", "KWD": "د.ك", "QAR": "ر.ق", "EGP": "ج.م", "IQD": "د.ع"},
+}
+_SEPARATORS = {"en": (",", "."), "tr": (".", ","), "ar": ("٬", "٫")}
+_ARABIC_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+
+
+def format_localized(amount: int, currency: str, locale: str = "en") -> str:
+    """An amount for a receipt or a message with the currency's decimals and the locale's
+    separators: en '1,234.50 SAR', tr '1.234,50 ₺', ar '١٬٢٣٤٫٥٠ ر.س'; KWD/IQD show 3 decimals."""
+    if locale not in LOCALES:
+        locale = "en"
+    sign = "-" if amount < 0 else ""
+    whole, _, frac = plain(abs(amount), currency).partition(".")
+    groups = []
+    while len(whole) > 3:
+        groups.insert(0, whole[-3:])
+        whole = whole[:-3]
+    groups.insert(0, whole)
+    thousands, decimal = _SEPARATORS[locale]
+    number = thousands.join(groups) + (decimal + frac if frac else "")
+    if locale == "ar":
+        number = number.translate(_ARABIC_DIGITS)
+    return f"{sign}{number} {SYMBOLS[locale][currency]}"
