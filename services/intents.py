@@ -40,6 +40,7 @@ CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "aba
 CARD_LIKE = ("card", "qr", "tap_to_pay")
 EXPIRY = timedelta(hours=1)
 MAX_SPLITS = 10
+EXPIRY_BATCH = 500
 DEFAULT_LOCALE = {"TR": "tr", "SA": "ar", "AE": "ar", "KW": "ar", "QA": "ar", "EG": "ar", "IQ": "ar"}
 _MER_ID = re.compile(r"mer_[0-9A-Za-z]{1,40}")
 _COUNTRY = re.compile(r"[A-Z]{2}")
@@ -672,7 +673,7 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
     return True
 
 
-async def expire_intents(now: datetime | None = None, *, batch: int = 500) -> int:
+async def expire_intents(now: datetime | None = None, *, batch: int = EXPIRY_BATCH) -> int:
     """Cancel every unpaid intent past `expires_at` (and crypto intents still waiting for a
     deposit). Returns how many were canceled. Safe to run in several workers at once."""
     now = now or runtime().clock.now()

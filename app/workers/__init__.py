@@ -11,7 +11,7 @@ import logging
 
 log = logging.getLogger("qafila.workers")
 
-WORKER_MODULES: list[str] = ["app.workers.webhooks"]
+WORKER_MODULES: list[str] = ["app.workers.webhooks", "app.workers.intents"]
 
 
 async def run_all(backend, stop: asyncio.Event) -> None:
