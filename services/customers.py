@@ -1,0 +1,105 @@
+"""Merchant customers: create, read, update, list, and the customer of a payment."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from models.payments import Customer
+from services.errors import NotFound, ValidationError
+from services.ids import new_id
+from services.infra.runtime import runtime
+from services.pagination import Page, check_limit, paginate
+from services.principal import Principal
+from services.validation import Fields, check_email
+
+PHONE = re.compile(r"\+?[0-9][0-9 ()\-]{5,24}")
+
+
+def _read(f: Fields, *, partial: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if f.has("email") or not partial:
+        out["email"] = f.email("email")
+    if f.has("name") or not partial:
+        out["name"] = f.str("name", max_len=200)
+    if f.has("phone") or not partial:
+        out["phone"] = f.str("phone", max_len=32, pattern=PHONE)
+    if f.has("metadata"):
+        out["metadata"] = f.metadata("metadata")
+    return out
+
+
+async def create_customer(*, principal: Principal, data: dict) -> Customer:
+    f = Fields(data)
+    values = _read(f, partial=False)
+    f.reject_unknown()
+    if not any(values.get(k) for k in ("email", "name", "phone")):
+        raise ValidationError("give at least one of email, name, phone", param="email")
+    now = runtime().clock.now()
+    return await Customer.create(id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
+                                 email=values["email"], name=values["name"], phone=values["phone"],
+                                 metadata=values.get("metadata") or {}, created_at=now, updated_at=now)
+
+
+async def get_customer(*, principal: Principal, customer_id: str, param: str = "id") -> Customer:
+    c = await Customer.get_or_none(id=customer_id, **principal.scope) if isinstance(customer_id, str) else None
+    if c is None:
+        raise NotFound(param=param)
+    return c
+
+
+async def update_customer(*, principal: Principal, customer_id: str, data: dict) -> Customer:
+    f = Fields(data)
+    changes = _read(f, partial=True)
+    f.reject_unknown()
+    c = await get_customer(principal=principal, customer_id=customer_id)
+    if not changes:
+        raise ValidationError("give at least one of name, phone, email, metadata", param=None)
+    changes["updated_at"] = runtime().clock.now()
+    await Customer.filter(id=c.id).update(**changes)
+    for k, v in changes.items():
+        setattr(c, k, v)
+    return c
+
+
+async def list_customers(*, principal: Principal, limit=None, starting_after: str | None = None,
+                         email: str | None = None) -> Page:
+    qs = Customer.filter(**principal.scope)
+    if email:
+        qs = qs.filter(email=check_email(email, "email"))
+    return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
+
+
+async def customers_by_ids(*, principal: Principal, ids: list[str]) -> dict[str, Customer]:
+    """One query for many ids (the GraphQL DataLoader's batch)."""
+    rows = await Customer.filter(id__in=list(set(ids)), **principal.scope) if ids else []
+    return {c.id: c for c in rows}
+
+
+def parse_payment_customer(f: Fields | None) -> dict[str, Any] | None:
+    """The `customer` object of a payment: `id` of an existing customer, or email/name/phone."""
+    if f is None:
+        return None
+    out = {"id": f.str("id", max_len=40)}
+    out.update(_read(f, partial=False))
+    f.reject_unknown()
+    return out
+
+
+async def resolve_for_payment(*, principal: Principal, given: dict[str, Any] | None,
+                              customer_id: str | None) -> Customer | None:
+    """An existing customer by id; else the merchant's customer with that e-mail; else a new
+    one when an e-mail, name or phone was given; else none."""
+    cid = customer_id or (given or {}).get("id")
+    if cid:
+        return await get_customer(principal=principal, customer_id=cid,
+                                  param="customer_id" if customer_id else "customer.id")
+    if not given or not any(given.get(k) for k in ("email", "name", "phone")):
+        return None
+    if given.get("email"):
+        found = await Customer.filter(**principal.scope, email=given["email"]).order_by("created_at").first()
+        if found is not None:
+            return found
+    now = runtime().clock.now()
+    return await Customer.create(id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
+                                 email=given.get("email"), name=given.get("name"), phone=given.get("phone"),
+                                 metadata={}, created_at=now, updated_at=now)

@@ -1,0 +1,328 @@
+"""Merchant card payments: create (risk, routing, cascade), read, list, capture, void, refund.
+
+States: `authorized` (capture: false) -> `captured` | `voided`; `succeeded` (captured at once);
+`succeeded`/`captured` -> `refunded` (partial refunds repeat up to the captured amount);
+`failed` (declined: the attempt is recorded, the caller gets 402). Every other move is 400
+`invalid_state`. Money moves only inside a transaction that holds the payment row
+(`select_for_update` on PostgreSQL) and changes it with a conditional update, so concurrent
+captures or refunds can never over-capture or over-refund. Ledger legs and the event are
+written in the same transaction.
+"""
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tortoise.transactions import in_transaction
+
+from models.payments import Payment, PaymentAttempt, Refund
+from services import cards, customers, events, idempotency, ledger, risk, routing
+from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
+from services.ids import new_id
+from services.infra.runtime import runtime
+from services.money import CURRENCIES, check_amount, check_currency
+from services.pagination import Page, check_limit, paginate
+from services.principal import Principal
+from services.providers import registry
+from services.providers.base import AuthorizationRequest
+from services.validation import Fields, check_datetime, check_enum, check_str
+
+STATUSES = ("authorized", "succeeded", "captured", "voided", "refunded", "failed")
+REFUNDABLE = ("succeeded", "captured", "refunded")
+_COUNTRY = __import__("re").compile(r"[A-Za-z]{2}")
+
+
+@dataclass
+class CreateRequest:
+    amount: int
+    currency: str
+    card: cards.Card
+    choice: routing.Choice
+    capture: bool
+    customer: dict | None
+    customer_id: str | None
+    billing_country: str | None
+    metadata: dict
+    description: str | None
+
+
+def parse_create(data: dict) -> CreateRequest:
+    f = Fields(data)
+    currency = check_currency(f._get("currency", True))
+    amount = check_amount(f._get("amount", True), currency)
+    choice = routing.parse_choice(f._get("routing", False) if f.has("routing") else None)
+    pm = f.obj("payment_method", required=True)
+    pm.enum("type", ("card",), default="card")
+    card = cards.parse_card(pm.obj("card", required=True))
+    billing_country = pm.str("billing_country", pattern=_COUNTRY)
+    pm.reject_unknown()
+    customer = customers.parse_payment_customer(f.obj("customer"))
+    customer_id = f.str("customer_id", max_len=40)
+    metadata = f.metadata() or {}
+    description = f.str("description", max_len=500)
+    capture = f.bool("capture", default=None)
+    method = f.enum("capture_method", ("automatic", "manual"), default=None)
+    f.reject_unknown(also=("idempotency_key",))
+    if capture is not None and method is not None and capture != (method == "automatic"):
+        raise ValidationError("capture and capture_method disagree", param="capture_method")
+    do_capture = capture if capture is not None else method != "manual"
+    return CreateRequest(amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
+                         customer=customer, customer_id=customer_id,
+                         billing_country=billing_country.upper() if billing_country else None,
+                         metadata=metadata, description=description)
+
+
+def _fingerprint_params(data: dict) -> dict:
+    """The idempotency fingerprint never sees the card number or CVC: the number is replaced by
+    its keyed fingerprint."""
+    params = copy.deepcopy({k: v for k, v in data.items() if k != "idempotency_key"})
+    card = (params.get("payment_method") or {}).get("card") if isinstance(params.get("payment_method"), dict) else None
+    if isinstance(card, dict):
+        if isinstance(card.get("number"), str):
+            card["number"] = cards.fingerprint(card["number"])
+        card.pop("cvc", None)
+    return params
+
+
+def event_object(p: Payment, **extra: Any) -> dict:
+    """The payment as events carry it (data.object)."""
+    return {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
+            "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
+            "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
+            "livemode": p.livemode, "created_at": p.created_at.isoformat(), **extra}
+
+
+async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,
+                         client_address: str | None = None) -> Payment:
+    """Approved -> `succeeded` (or `authorized` with capture: false); declined -> the failed
+    payment is stored and PaymentDeclined (402) raised. Guarded by the idempotency key."""
+    if principal.kind == "publishable":
+        raise AuthenticationError("Invalid API key: a publishable key cannot make this call")
+    if not isinstance(data, dict):
+        raise ValidationError("request body must be a JSON object")
+    key = idempotency.check_key(idempotency_key or data.get("idempotency_key"))
+    req = parse_create(data)
+    return await idempotency.run(
+        principal=principal, operation="payments.create", key=key, params=_fingerprint_params(data),
+        execute=lambda: _create(principal, req, client_address),
+        encode=lambda p: p.id,
+        decode=lambda pid: get_payment(principal=principal, payment_id=pid))
+
+
+async def _create(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
+    started = time.perf_counter()
+    customer = await customers.resolve_for_payment(principal=principal, given=req.customer,
+                                                   customer_id=req.customer_id)
+    email = (req.customer or {}).get("email") or (customer.email if customer else None)
+    assessment = await risk.assess(principal=principal, amount=req.amount, currency=req.currency, card=req.card,
+                                   email=email, client_address=client_address,
+                                   billing_country=req.billing_country)
+    pay_id = new_id("pay")
+    now = runtime().clock.now()
+    card = req.card
+    p = Payment(id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
+                currency=req.currency, capture_method="automatic" if req.capture else "manual",
+                risk_score=assessment.score, risk_signals=assessment.signals, payment_method_type="card",
+                card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
+                card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
+                billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
+                client_address=client_address, description=req.description, metadata=req.metadata,
+                created_at=now, updated_at=now)
+    attempts: list[PaymentAttempt] = []
+    if assessment.declined:
+        p.status, p.decline_code = "failed", "risk_declined"
+        p.failure_message = f"risk score {assessment.score} above {assessment.threshold}"
+        p.routing_decision = {"strategy": req.choice.strategy,
+                              "reason": f"declined by risk before routing: score {assessment.score} above "
+                                        f"{assessment.threshold} ({assessment.explain()})",
+                              "alternatives_considered": [], "attempts": [],
+                              "latency_ms": int((time.perf_counter() - started) * 1000)}
+    else:
+        rules = [] if req.choice.explicit else await routing.active_rules(principal=principal)
+        facts = routing.Facts(amount=req.amount, currency=req.currency,
+                              country=req.billing_country or card.country, card_brand=card.brand,
+                              payment_method="card")
+        decision = routing.decide(facts=facts, choice=req.choice, rules=rules)
+        decision.started = started
+        cascade = await routing.authorize_with_cascade(
+            decision=decision,
+            request_for=lambda provider, n: AuthorizationRequest(payment_id=pay_id, amount=req.amount,
+                                                                 currency=req.currency, card=card, attempt=n,
+                                                                 capture=req.capture))
+        final = cascade.final
+        p.provider = final.provider
+        p.routing_decision = cascade.routing_decision()
+        attempts = [PaymentAttempt(id=new_id("att"), payment_id=pay_id, merchant_id=principal.merchant_id,
+                                   livemode=principal.livemode, number=a.attempt, provider=a.provider,
+                                   outcome=a.result.outcome, decline_code=a.result.decline_code,
+                                   amount=req.amount, currency=req.currency, latency_ms=a.result.latency_ms,
+                                   created_at=now) for a in cascade.attempts]
+        if cascade.approved:
+            p.provider_reference = final.result.reference
+            if req.capture:
+                p.status, p.amount_captured, p.captured_at = "succeeded", req.amount, now
+                p.fee = registry.get(final.provider).fee(req.amount, req.currency)
+            else:
+                p.status = "authorized"
+        else:
+            p.status = "failed"
+            p.decline_code = final.result.decline_code or "card_declined"
+            p.failure_message = final.result.message[:200] or None
+    async with in_transaction():
+        await p.save(force_create=True)
+        if attempts:
+            await PaymentAttempt.bulk_create(attempts)
+        if p.status == "succeeded":
+            await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
+                              legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
+        etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
+        await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
+    if p.status == "failed":
+        raise PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
+                              code="payment_declined")
+    return p
+
+
+# ---------------------------------------------------------------- reads
+
+async def get_payment(*, principal: Principal, payment_id: str) -> Payment:
+    p = await Payment.get_or_none(id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
+    if p is None:
+        raise NotFound()
+    return p
+
+
+async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,
+                        status: str | None = None, currency: str | None = None, provider: str | None = None,
+                        customer: str | None = None, created_gte: Any = None, created_lte: Any = None) -> Page:
+    """Newest first; filters: status, currency, provider, customer (id), created range."""
+    qs = Payment.filter(**principal.scope)
+    if status:
+        qs = qs.filter(status=check_enum(status, "status", STATUSES))
+    if currency:
+        qs = qs.filter(currency=check_enum(currency.upper() if isinstance(currency, str) else currency,
+                                           "currency", CURRENCIES))
+    if provider:
+        qs = qs.filter(provider=registry.get(provider, "provider").name)
+    if customer:
+        qs = qs.filter(customer_id=check_str(customer, "customer", max_len=40))
+    for name, value, op in (("created_gte", created_gte, "gte"), ("created_lte", created_lte, "lte")):
+        if value not in (None, ""):
+            if isinstance(value, str) and value.isdigit():
+                value = int(value)
+            when: datetime = value if isinstance(value, datetime) else check_datetime(value, name)
+            qs = qs.filter(**{f"created_at__{op}": when})
+    return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
+
+
+# ---------------------------------------------------------------- money movements
+
+async def _locked(principal: Principal, payment_id: str) -> Payment:
+    """The payment row, locked until the end of the caller's transaction (PostgreSQL)."""
+    p = (await Payment.filter(id=payment_id, **principal.scope).select_for_update().first()
+         if isinstance(payment_id, str) else None)
+    if p is None:
+        raise NotFound()
+    return p
+
+
+def _refuse(p: Payment, action: str, allowed: str) -> InvalidState:
+    return InvalidState(f"Payment {p.id} cannot be {action}: its status is {p.status}; {allowed}",
+                        param=None)
+
+
+async def capture_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> Payment:
+    """Capture an authorized payment, fully or partly (once); the rest of the authorization is released."""
+    f = Fields(data or {})
+    amount = f.int("amount", min=1)
+    f.reject_unknown()
+    async with in_transaction():
+        p = await _locked(principal, payment_id)
+        if p.status != "authorized":
+            raise _refuse(p, "captured", "only an authorized payment (created with capture: false) can be captured")
+        amount = p.amount if amount is None else amount
+        if amount > p.amount:
+            raise ValidationError(f"amount must not exceed the authorized amount {p.amount}", param="amount")
+        provider = registry.get(p.provider)
+        result = await provider.capture(reference=p.provider_reference, amount=amount, currency=p.currency)
+        if not result.ok:
+            raise InvalidState(f"{p.provider} refused the capture: {result.message}", code="provider_error")
+        now = runtime().clock.now()
+        fee = provider.fee(amount, p.currency)
+        changed = await Payment.filter(id=p.id, status="authorized").update(
+            status="captured", amount_captured=amount, fee=fee, captured_at=now, updated_at=now)
+        if not changed:
+            raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
+        p.status, p.amount_captured, p.fee, p.captured_at, p.updated_at = "captured", amount, fee, now, now
+        await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
+                          legs=ledger.capture_legs(amount, fee), payment_id=p.id)
+        await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.captured",
+                          obj=event_object(p))
+    return p
+
+
+async def void_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> Payment:
+    Fields(data or {}).reject_unknown()
+    async with in_transaction():
+        p = await _locked(principal, payment_id)
+        if p.status != "authorized":
+            raise _refuse(p, "voided", "only an authorized payment can be voided, before capture")
+        result = await registry.get(p.provider).void(reference=p.provider_reference)
+        if not result.ok:
+            raise InvalidState(f"{p.provider} refused the void: {result.message}", code="provider_error")
+        now = runtime().clock.now()
+        changed = await Payment.filter(id=p.id, status="authorized").update(status="voided", voided_at=now,
+                                                                             updated_at=now)
+        if not changed:
+            raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
+        p.status, p.voided_at, p.updated_at = "voided", now, now
+        await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.voided", obj=event_object(p))
+    return p
+
+
+@dataclass
+class RefundResult:
+    payment: Payment
+    refund: Refund
+
+
+async def refund_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> RefundResult:
+    """Refund all that is left, or `amount`; repeatable until the captured amount is refunded."""
+    f = Fields(data or {})
+    amount = f.int("amount", min=1)
+    reason = f.str("reason", max_len=200)
+    f.reject_unknown()
+    async with in_transaction():
+        p = await _locked(principal, payment_id)
+        if p.status not in REFUNDABLE:
+            raise _refuse(p, "refunded", "only a succeeded or captured payment can be refunded")
+        remaining = p.amount_captured - p.amount_refunded
+        if remaining <= 0:
+            raise InvalidState(f"Payment {p.id} is already fully refunded ({p.amount_refunded} of "
+                               f"{p.amount_captured})")
+        amount = remaining if amount is None else amount
+        if amount > remaining:
+            raise ValidationError(f"amount must not exceed the refundable {remaining} "
+                                  f"({p.amount_captured} captured, {p.amount_refunded} refunded)",
+                                  param="amount", code="amount_too_large")
+        result = await registry.get(p.provider).refund(reference=p.provider_reference, amount=amount,
+                                                       currency=p.currency)
+        if not result.ok:
+            raise InvalidState(f"{p.provider} refused the refund: {result.message}", code="provider_error")
+        now = runtime().clock.now()
+        changed = await Payment.filter(id=p.id, amount_refunded=p.amount_refunded, status=p.status).update(
+            status="refunded", amount_refunded=p.amount_refunded + amount, updated_at=now)
+        if not changed:
+            raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
+        p.status, p.amount_refunded, p.updated_at = "refunded", p.amount_refunded + amount, now
+        refund = await Refund.create(id=new_id("ref"), payment_id=p.id, merchant_id=p.merchant_id,
+                                     livemode=p.livemode, amount=amount, currency=p.currency, reason=reason,
+                                     status="succeeded", provider_reference=result.reference, created_at=now)
+        await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="refund",
+                          legs=ledger.refund_legs(amount), payment_id=p.id, refund_id=refund.id)
+        await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
+                          obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
+    return RefundResult(payment=p, refund=refund)
