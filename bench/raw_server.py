@@ -1,0 +1,18 @@
+"""The raw baseline: a bare aiohttp server answering a small JSON document, encoded with orjson."""
+import sys
+
+import orjson
+from aiohttp import web
+
+BODY = orjson.dumps({"id": "pay_baseline", "status": "succeeded", "amount": 10000, "currency": "TRY"})
+
+
+async def hello(request: web.Request) -> web.Response:
+    if request.can_read_body:
+        await request.read()
+    return web.Response(body=BODY, content_type="application/json")
+
+
+app = web.Application()
+app.router.add_route("*", "/{tail:.*}", hello)
+web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
