@@ -1,2 +1,397 @@
-"""GraphQL for payments (listed in schema.DOMAINS)."""
+"""GraphQL for customers, routing rules and payments: the same services as /api/payments,
+/api/customers and /api/routing/rules. Payment.customer loads through a per-request DataLoader."""
 from __future__ import annotations
+
+from datetime import datetime
+from typing import NewType
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.errors import UserError, user_errors
+from schema.inputs import to_data
+from schema.relay import Connection, Node, check_first, connection, node_resolver
+from services import customers, payments, routing
+
+MinorAmount = strawberry.scalar(NewType("MinorAmount", int), serialize=int, parse_value=lambda v: v,
+                                description="An amount in minor units (kuruş, halala, fils); may exceed 32 bits.")
+
+
+# ---------------------------------------------------------------- types
+
+@strawberry.type
+class Customer(Node):
+    id: strawberry.ID
+    email: str | None
+    name: str | None
+    phone: str | None
+    metadata: JSON
+    created_at: datetime
+
+    @classmethod
+    def of(cls, c) -> Customer:
+        return cls(id=strawberry.ID(c.id), email=c.email, name=c.name, phone=c.phone, metadata=c.metadata or {},
+                   created_at=c.created_at)
+
+
+@strawberry.type
+class RoutingCondition:
+    field: str
+    operator: str
+    value: JSON
+
+
+@strawberry.type
+class RoutingRule(Node):
+    id: strawberry.ID
+    name: str
+    strategy: str
+    priority: int
+    status: str
+    provider: str | None
+    conditions: list[RoutingCondition]
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r) -> RoutingRule:
+        return cls(id=strawberry.ID(r.id), name=r.name, strategy=r.strategy, priority=r.priority, status=r.status,
+                   provider=r.provider, created_at=r.created_at,
+                   conditions=[RoutingCondition(field=c["field"], operator=c["operator"], value=c["value"])
+                               for c in r.conditions])
+
+
+@strawberry.type
+class RoutingAttempt:
+    provider: str
+    outcome: str
+    decline_code: str | None
+    latency_ms: int
+
+
+@strawberry.type
+class RoutingDecision:
+    strategy: str
+    reason: str
+    alternatives_considered: list[str]
+    latency_ms: int
+    rule_id: str | None
+    attempts: list[RoutingAttempt]
+
+    @classmethod
+    def of(cls, d: dict) -> RoutingDecision:
+        return cls(strategy=d.get("strategy", ""), reason=d.get("reason", ""),
+                   alternatives_considered=d.get("alternatives_considered", []), latency_ms=d.get("latency_ms", 0),
+                   rule_id=d.get("rule_id"),
+                   attempts=[RoutingAttempt(provider=a["provider"], outcome=a["outcome"],
+                                            decline_code=a.get("decline_code"), latency_ms=a.get("latency_ms", 0))
+                             for a in d.get("attempts", [])])
+
+
+@strawberry.type
+class PaymentCard:
+    brand: str | None
+    last4: str | None
+    exp_month: int | None
+    exp_year: int | None
+    fingerprint: str | None
+    country: str | None
+
+
+async def _customers_by_id(info: Info[Context, None]):
+    principal = info.context.principal
+
+    async def batch(keys: list[str]):
+        found = await customers.customers_by_ids(principal=principal, ids=list(keys))
+        return [found.get(k) for k in keys]
+    return info.context.loader("CustomerByIdLoader", batch)
+
+
+@strawberry.type
+class Payment(Node):
+    id: strawberry.ID
+    status: str
+    amount: MinorAmount
+    currency: str
+    provider: str | None
+    routing_decision: RoutingDecision
+    risk_score: int
+    created_at: datetime
+    amount_captured: MinorAmount
+    amount_refunded: MinorAmount
+    capture_method: str
+    decline_code: str | None
+    card: PaymentCard
+    metadata: JSON
+    customer_id: str | None
+
+    @strawberry.field
+    async def customer(self, info: Info[Context, None]) -> Customer | None:
+        if not self.customer_id:
+            return None
+        c = await (await _customers_by_id(info)).load(self.customer_id)
+        return Customer.of(c) if c is not None else None
+
+    @classmethod
+    def of(cls, p) -> Payment:
+        return cls(id=strawberry.ID(p.id), status=p.status, amount=p.amount, currency=p.currency,
+                   provider=p.provider, routing_decision=RoutingDecision.of(p.routing_decision or {}),
+                   risk_score=p.risk_score, created_at=p.created_at, amount_captured=p.amount_captured,
+                   amount_refunded=p.amount_refunded, capture_method=p.capture_method,
+                   decline_code=p.decline_code, metadata=p.metadata or {}, customer_id=p.customer_id,
+                   card=PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
+                                    exp_year=p.card_exp_year, fingerprint=p.card_fingerprint,
+                                    country=p.card_country))
+
+
+@node_resolver("pay")
+async def _payment_node(info: Info[Context, None], node_id: str):
+    return Payment.of(await payments.get_payment(principal=info.context.principal, payment_id=node_id))
+
+
+@node_resolver("cus")
+async def _customer_node(info: Info[Context, None], node_id: str):
+    return Customer.of(await customers.get_customer(principal=info.context.principal, customer_id=node_id))
+
+
+@node_resolver("rul")
+async def _rule_node(info: Info[Context, None], node_id: str):
+    return RoutingRule.of(await routing.get_rule(principal=info.context.principal, rule_id=node_id))
+
+
+# ---------------------------------------------------------------- inputs and payloads
+
+@strawberry.input
+class CardInput:
+    number: str
+    exp_month: int
+    exp_year: int
+    cvc: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentMethodInput:
+    card: CardInput
+    type: str | None = strawberry.UNSET
+    billing_country: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class RoutingInput:
+    strategy: str | None = strawberry.UNSET
+    provider: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentCustomerInput:
+    id: strawberry.ID | None = strawberry.UNSET
+    email: str | None = strawberry.UNSET
+    name: str | None = strawberry.UNSET
+    phone: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentCreateInput:
+    amount: MinorAmount
+    currency: str
+    payment_method: PaymentMethodInput
+    routing: RoutingInput | None = strawberry.UNSET
+    customer: PaymentCustomerInput | None = strawberry.UNSET
+    customer_id: strawberry.ID | None = strawberry.UNSET
+    metadata: JSON | None = strawberry.UNSET
+    description: str | None = strawberry.UNSET
+    capture: bool | None = strawberry.UNSET
+    capture_method: str | None = strawberry.UNSET
+    idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.type
+class PaymentPayload:
+    payment: Payment | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class PaymentCaptureInput:
+    id: strawberry.ID
+    amount: MinorAmount | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentVoidInput:
+    id: strawberry.ID
+
+
+@strawberry.input
+class PaymentRefundInput:
+    id: strawberry.ID
+    amount: MinorAmount | None = strawberry.UNSET
+    reason: str | None = strawberry.UNSET
+
+
+@strawberry.type
+class PaymentRefundPayload:
+    payment: Payment | None = None
+    refund_id: str | None = None
+    amount: MinorAmount | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class CustomerCreateInput:
+    email: str | None = strawberry.UNSET
+    name: str | None = strawberry.UNSET
+    phone: str | None = strawberry.UNSET
+    metadata: JSON | None = strawberry.UNSET
+
+
+@strawberry.input
+class CustomerUpdateInput:
+    id: strawberry.ID
+    email: str | None = strawberry.UNSET
+    name: str | None = strawberry.UNSET
+    phone: str | None = strawberry.UNSET
+    metadata: JSON | None = strawberry.UNSET
+
+
+@strawberry.type
+class CustomerPayload:
+    customer: Customer | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class RoutingConditionInput:
+    field: str
+    operator: str
+    value: JSON
+
+
+@strawberry.input
+class RoutingRuleCreateInput:
+    name: str
+    strategy: str | None = strawberry.UNSET
+    provider: str | None = strawberry.UNSET
+    priority: int | None = strawberry.UNSET
+    status: str | None = strawberry.UNSET
+    conditions: list[RoutingConditionInput] | None = strawberry.UNSET
+
+
+@strawberry.input
+class RoutingRuleUpdateInput:
+    id: strawberry.ID
+    name: str | None = strawberry.UNSET
+    strategy: str | None = strawberry.UNSET
+    provider: str | None = strawberry.UNSET
+    priority: int | None = strawberry.UNSET
+    status: str | None = strawberry.UNSET
+    conditions: list[RoutingConditionInput] | None = strawberry.UNSET
+
+
+@strawberry.type
+class RoutingRulePayload:
+    routing_rule: RoutingRule | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+def _without_id(data: dict) -> dict:
+    return {k: v for k, v in data.items() if k != "id"}
+
+
+# ---------------------------------------------------------------- root fields
+
+@strawberry.type
+class Query:
+    @strawberry.field
+    async def payment(self, info: Info[Context, None], id: strawberry.ID) -> Payment:
+        return Payment.of(await payments.get_payment(principal=info.context.principal, payment_id=str(id)))
+
+    @strawberry.field
+    async def payments(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
+                       status: str | None = None, currency: str | None = None, provider: str | None = None,
+                       customer: strawberry.ID | None = None, created_gte: datetime | None = None,
+                       created_lte: datetime | None = None) -> Connection[Payment]:
+        page = await payments.list_payments(principal=info.context.principal, limit=check_first(first),
+                                            starting_after=after, status=status, currency=currency,
+                                            provider=provider, customer=str(customer) if customer else None,
+                                            created_gte=created_gte, created_lte=created_lte)
+        return connection(page, Payment.of, after=after)
+
+    @strawberry.field
+    async def customer(self, info: Info[Context, None], id: strawberry.ID) -> Customer:
+        return Customer.of(await customers.get_customer(principal=info.context.principal, customer_id=str(id)))
+
+    @strawberry.field
+    async def customers(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
+                        email: str | None = None) -> Connection[Customer]:
+        page = await customers.list_customers(principal=info.context.principal, limit=check_first(first),
+                                              starting_after=after, email=email)
+        return connection(page, Customer.of, after=after)
+
+    @strawberry.field(description="Every routing rule, in evaluation order (ascending priority).")
+    async def routing_rules(self, info: Info[Context, None]) -> Connection[RoutingRule]:
+        page = await routing.list_rules(principal=info.context.principal)
+        return connection(page, RoutingRule.of)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def payment_create(self, info: Info[Context, None], input: PaymentCreateInput) -> PaymentPayload:
+        ctx = info.context
+        principal = ctx.principal
+        key = ctx.request.headers.get("X-Idempotency-Key") if ctx.request is not None else None
+        p, errors = await user_errors(lambda: payments.create_payment(
+            principal=principal, data=to_data(input), idempotency_key=key, client_address=ctx.client_address))
+        return PaymentPayload(payment=Payment.of(p) if p else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def payment_capture(self, info: Info[Context, None], input: PaymentCaptureInput) -> PaymentPayload:
+        principal = info.context.principal
+        p, errors = await user_errors(lambda: payments.capture_payment(
+            principal=principal, payment_id=str(input.id), data=_without_id(to_data(input))))
+        return PaymentPayload(payment=Payment.of(p) if p else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def payment_void(self, info: Info[Context, None], input: PaymentVoidInput) -> PaymentPayload:
+        principal = info.context.principal
+        p, errors = await user_errors(lambda: payments.void_payment(principal=principal, payment_id=str(input.id)))
+        return PaymentPayload(payment=Payment.of(p) if p else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def payment_refund(self, info: Info[Context, None], input: PaymentRefundInput) -> PaymentRefundPayload:
+        principal = info.context.principal
+        r, errors = await user_errors(lambda: payments.refund_payment(
+            principal=principal, payment_id=str(input.id), data=_without_id(to_data(input))))
+        if errors:
+            return PaymentRefundPayload(user_errors=errors)
+        return PaymentRefundPayload(payment=Payment.of(r.payment), refund_id=r.refund.id, amount=r.refund.amount)
+
+    @strawberry.mutation
+    async def customer_create(self, info: Info[Context, None], input: CustomerCreateInput) -> CustomerPayload:
+        principal = info.context.principal
+        c, errors = await user_errors(lambda: customers.create_customer(principal=principal, data=to_data(input)))
+        return CustomerPayload(customer=Customer.of(c) if c else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def customer_update(self, info: Info[Context, None], input: CustomerUpdateInput) -> CustomerPayload:
+        principal = info.context.principal
+        c, errors = await user_errors(lambda: customers.update_customer(
+            principal=principal, customer_id=str(input.id), data=_without_id(to_data(input))))
+        return CustomerPayload(customer=Customer.of(c) if c else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def routing_rule_create(self, info: Info[Context, None],
+                                  input: RoutingRuleCreateInput) -> RoutingRulePayload:
+        principal = info.context.principal
+        r, errors = await user_errors(lambda: routing.create_rule(principal=principal, data=to_data(input)))
+        return RoutingRulePayload(routing_rule=RoutingRule.of(r) if r else None, user_errors=errors)
+
+    @strawberry.mutation
+    async def routing_rule_update(self, info: Info[Context, None],
+                                  input: RoutingRuleUpdateInput) -> RoutingRulePayload:
+        principal = info.context.principal
+        r, errors = await user_errors(lambda: routing.update_rule(
+            principal=principal, rule_id=str(input.id), data=_without_id(to_data(input))))
+        return RoutingRulePayload(routing_rule=RoutingRule.of(r) if r else None, user_errors=errors)
