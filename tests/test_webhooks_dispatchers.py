@@ -1,0 +1,49 @@
+"""Several dispatchers at once (PostgreSQL: SKIP LOCKED claims with a lease) deliver every
+event exactly once; the worker loop delivers a new event within a poll or two."""
+from __future__ import annotations
+
+import asyncio
+import json
+
+from app.workers import WORKER_MODULES
+from app.workers import webhooks as worker
+from services import webhooks
+from tests.helpers import bearer
+from tests.webhooks_fixtures import emit, receiver  # noqa: F401
+
+
+async def test_two_dispatchers_deliver_each_event_exactly_once(client, merchant, receiver):
+    await client.post("/api/webhooks/configure", json={"url": receiver.url(), "events": ["*"]},
+                      headers=bearer(merchant.sk))
+    sent = [await emit(merchant.id) for _ in range(30)]
+
+    async def dispatcher(name: str) -> int:
+        claimed = 0
+        for _ in range(10):
+            claimed += (await webhooks.run_once(owner=name, limit=4, merchant_id=merchant.id)).claimed
+            await asyncio.sleep(0)
+        return claimed
+
+    claims = await asyncio.gather(dispatcher("one"), dispatcher("two"), dispatcher("three"))
+
+    got = [json.loads(r.body)["id"] for r in receiver.got]
+    assert sorted(got) == sorted(e.id for e in sent), "each event exactly once"
+    assert sum(claims) == 30 and all(c > 0 for c in claims), claims     # all three took a share, none twice
+
+
+async def test_the_worker_delivers_a_new_event_promptly(client, merchant, receiver, backend):
+    assert "app.workers.webhooks" in WORKER_MODULES
+    await client.post("/api/webhooks/configure", json={"url": receiver.url(), "events": ["payment.succeeded"]},
+                      headers=bearer(merchant.sk))
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(backend, stop))
+    try:
+        ev = await emit(merchant.id)
+        for _ in range(300):
+            if receiver.got:
+                break
+            await asyncio.sleep(0.01)
+        assert [json.loads(r.body)["id"] for r in receiver.got] == [ev.id]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, 10)
