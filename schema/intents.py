@@ -1,2 +1,270 @@
-"""GraphQL for intents (listed in schema.DOMAINS)."""
+"""GraphQL for payment intents (the `/v1` domain): paymentIntent, paymentIntents,
+paymentIntentCreate, paymentIntentConfirm, paymentIntentCancel. Resolvers call services.intents,
+and every field is read from `intent_object`, the same dict the REST shaper returns."""
 from __future__ import annotations
+
+from datetime import date, datetime
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.errors import UserError, user_errors
+from schema.inputs import to_data
+from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
+from services import intents
+from services.errors import NotFound
+
+
+@strawberry.type
+class FeeBreakdown:
+    processing: int
+    currency_conversion: int
+    network: int
+
+
+@strawberry.type
+class PaymentIntentFee:
+    amount: int
+    currency: str
+    rate: str = strawberry.field(description="A fraction as a decimal string, e.g. \"0.029\".")
+    breakdown: FeeBreakdown
+
+
+@strawberry.type
+class CryptoDetails:
+    asset: str
+    network: str
+    address: str
+    amount_crypto: str
+    rate: str
+    rate_locked_until: datetime
+    qr_code_url: str
+    detected_at: datetime | None
+    confirmed_at: datetime | None
+    transaction_hash: str | None
+
+
+@strawberry.type
+class CodAddress:
+    line1: str
+    city: str
+    country: str
+    postal_code: str | None = None
+
+
+@strawberry.type
+class SplitEntry:
+    merchant_id: str
+    amount: int
+    currency: str
+
+
+@strawberry.type
+class RedirectToUrl:
+    url: str
+    return_url: str
+
+
+@strawberry.type
+class NextAction:
+    type: str
+    redirect_to_url: RedirectToUrl | None
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+@strawberry.type
+class PaymentIntent(Node):
+    id: strawberry.ID
+    status: str
+    amount: int
+    currency: str
+    amount_received: int
+    payment_method: str
+    payment_method_id: str | None
+    checkout_url: str
+    client_secret: str
+    fee: PaymentIntentFee
+    net_amount: int
+    settlement_date: date
+    merchant_id: str
+    customer_id: str | None
+    order_id: str | None
+    description: str | None
+    statement_descriptor: str | None
+    metadata: JSON
+    locale: str
+    created_at: datetime
+    expires_at: datetime
+    succeeded_at: datetime | None
+    canceled_at: datetime | None
+    cancellation_reason: str | None
+    livemode: bool
+    next_action: NextAction | None
+    receipt_url: str | None
+    failure_code: str | None
+    failure_message: str | None
+    split: list[SplitEntry]
+    crypto: CryptoDetails | None
+    cod_address: CodAddress | None
+    cod_status: str | None
+    qr_code_url: str | None
+
+    @classmethod
+    def of(cls, intent) -> PaymentIntent:
+        o = intents.intent_object(intent)
+        fee = o["fee"]
+        c = o.get("crypto")
+        na = o["next_action"]
+        return cls(
+            id=strawberry.ID(o["id"]), status=o["status"], amount=o["amount"], currency=o["currency"],
+            amount_received=o["amount_received"], payment_method=o["payment_method"],
+            payment_method_id=o["payment_method_id"], checkout_url=o["checkout_url"], client_secret=o["client_secret"],
+            fee=PaymentIntentFee(amount=fee["amount"], currency=fee["currency"], rate=fee["rate"],
+                                 breakdown=FeeBreakdown(**fee["breakdown"])),
+            net_amount=o["net_amount"], settlement_date=intent.settlement_date, merchant_id=o["merchant_id"],
+            customer_id=o["customer_id"], order_id=o["order_id"], description=o["description"],
+            statement_descriptor=o["statement_descriptor"], metadata=o["metadata"], locale=o["locale"],
+            created_at=intent.created_at, expires_at=intent.expires_at, succeeded_at=intent.succeeded_at,
+            canceled_at=intent.canceled_at, cancellation_reason=o["cancellation_reason"], livemode=o["livemode"],
+            next_action=NextAction(type=na["type"], redirect_to_url=RedirectToUrl(**na["redirect_to_url"])
+                                   if na.get("redirect_to_url") else None) if na else None,
+            receipt_url=o["receipt_url"], failure_code=o["failure_code"], failure_message=o["failure_message"],
+            split=[SplitEntry(**s) for s in o["split"]],
+            crypto=CryptoDetails(asset=c["asset"], network=c["network"], address=c["address"],
+                                 amount_crypto=c["amount_crypto"], rate=c["rate"],
+                                 rate_locked_until=_dt(c["rate_locked_until"]), qr_code_url=c["qr_code_url"],
+                                 detected_at=_dt(c["detected_at"]), confirmed_at=_dt(c["confirmed_at"]),
+                                 transaction_hash=c["transaction_hash"]) if c else None,
+            cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
+            cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"))
+
+
+# node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
+_previous_pay = NODE_RESOLVERS.get("pay")
+
+
+async def _pay_node(info: Info[Context, None], node_id: str):
+    if _previous_pay is not None:
+        try:
+            found = await _previous_pay(info, node_id)
+            if found is not None:
+                return found
+        except NotFound:
+            pass
+    return PaymentIntent.of(await intents.get_intent(principal=info.context.principal, intent_id=node_id))
+
+
+NODE_RESOLVERS["pay"] = _pay_node
+
+
+@strawberry.input
+class CodAddressInput:
+    line1: str | None = strawberry.UNSET
+    city: str | None = strawberry.UNSET
+    country: str | None = strawberry.UNSET
+    postal_code: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class SplitInput:
+    merchant_id: str | None = strawberry.UNSET
+    amount: int | None = strawberry.UNSET
+    currency: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentIntentCreateInput:
+    # Strings, not enums: the service checks them, so both protocols answer the same codes.
+    amount: int | None = strawberry.UNSET
+    currency: str | None = strawberry.UNSET
+    payment_method: str | None = strawberry.UNSET
+    crypto_asset: str | None = strawberry.UNSET
+    crypto_network: str | None = strawberry.UNSET
+    merchant_id: str | None = strawberry.UNSET
+    customer_id: str | None = strawberry.UNSET
+    order_id: str | None = strawberry.UNSET
+    description: str | None = strawberry.UNSET
+    statement_descriptor: str | None = strawberry.UNSET
+    metadata: JSON | None = strawberry.UNSET
+    cod_address: CodAddressInput | None = strawberry.UNSET
+    split: list[SplitInput] | None = strawberry.UNSET
+    locale: str | None = strawberry.UNSET
+    idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentIntentConfirmInput:
+    id: strawberry.ID
+    payment_method_id: str | None = strawberry.UNSET
+    return_url: str | None = strawberry.UNSET
+    client_secret: str | None = strawberry.UNSET
+    idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class PaymentIntentCancelInput:
+    id: strawberry.ID
+    cancellation_reason: str | None = strawberry.UNSET
+    idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.type
+class PaymentIntentPayload:
+    payment_intent: PaymentIntent | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+def _payload(intent, errors) -> PaymentIntentPayload:
+    return PaymentIntentPayload(payment_intent=PaymentIntent.of(intent) if intent else None, user_errors=errors)
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="One payment intent (pay_...) of the caller.")
+    async def payment_intent(self, info: Info[Context, None], id: strawberry.ID,
+                             client_secret: str | None = None) -> PaymentIntent:
+        return PaymentIntent.of(await intents.get_intent(principal=info.context.principal, intent_id=str(id),
+                                                         client_secret=client_secret))
+
+    @strawberry.field(description="Payment intents, newest first, with the filters of GET /v1/payments.")
+    async def payment_intents(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
+                              status: str | None = None, currency: str | None = None,
+                              payment_method: str | None = None, created_gte: int | None = None,
+                              created_lte: int | None = None) -> Connection[PaymentIntent]:
+        query = {"limit": check_first(first), "starting_after": after, "status": status, "currency": currency,
+                 "payment_method": payment_method, "created[gte]": created_gte, "created[lte]": created_lte}
+        page = await intents.list_intents(principal=info.context.principal,
+                                          query={k: v for k, v in query.items() if v is not None})
+        return connection(page, PaymentIntent.of, after=after)
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation
+    async def payment_intent_create(self, info: Info[Context, None],
+                                    input: PaymentIntentCreateInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        return _payload(*await user_errors(lambda: intents.create_intent(principal=principal, data=to_data(input))))
+
+    @strawberry.mutation
+    async def payment_intent_confirm(self, info: Info[Context, None],
+                                     input: PaymentIntentConfirmInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        data = to_data(input)
+        intent_id = str(data.pop("id"))
+        return _payload(*await user_errors(lambda: intents.confirm_intent(principal=principal, intent_id=intent_id,
+                                                                          data=data)))
+
+    @strawberry.mutation
+    async def payment_intent_cancel(self, info: Info[Context, None],
+                                    input: PaymentIntentCancelInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        data = to_data(input)
+        intent_id = str(data.pop("id"))
+        return _payload(*await user_errors(lambda: intents.cancel_intent(principal=principal, intent_id=intent_id,
+                                                                         data=data)))
