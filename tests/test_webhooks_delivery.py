@@ -238,3 +238,22 @@ async def test_the_secret_is_never_logged(client, merchant, receiver, caplog):
     caplog.set_level("DEBUG")
     await run(merchant)
     assert hook["secret"] not in caplog.text
+
+
+async def test_the_readme_verification_helper_accepts_a_delivery(client, merchant, receiver, clock):
+    from pathlib import Path
+    from types import SimpleNamespace
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = readme.split("## Webhooks", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    ns: dict = {}
+    exec(code, ns)                                          # noqa: S102 - our own README
+    hook = await configure(client, merchant.sk, receiver.url())
+    await emit(merchant.id)
+    await run(merchant)
+    (got,) = receiver.got
+    ns["time"] = SimpleNamespace(time=clock.time)           # the helper reads the wall clock: give it ours
+    assert ns["verify_qafila_webhook"](hook["secret"], got.body, got.headers) is True
+    assert ns["verify_qafila_webhook"]("whsec_wrong", got.body, got.headers) is False
+    assert ns["verify_qafila_webhook"](hook["secret"], got.body + b" ", got.headers) is False
+    clock.advance(seconds=301)
+    assert ns["verify_qafila_webhook"](hook["secret"], got.body, got.headers) is False
