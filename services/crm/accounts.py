@@ -300,7 +300,8 @@ async def update_company(*, principal: CrmPrincipal, data: dict) -> Company:
     principal.require_admin()
     f = Fields(data)
     name = f.str("name", max_len=200, min_len=1)
-    rate = f._get("commission_rate", False)
+    f.seen.add("commission_rate")
+    rate = data.get("commission_rate")
     currency = f.str("currency", max_len=3)
     phone_number_id = f.str("phone_number_id", max_len=64, min_len=1)
     f.reject_unknown()
@@ -311,7 +312,7 @@ async def update_company(*, principal: CrmPrincipal, data: dict) -> Company:
         company.currency = check_currency(currency, "currency")
     if phone_number_id is not None:
         company.phone_number_id = phone_number_id
-    if rate is not None and rate is not ...:
+    if rate is not None:
         company.commission_rate = str(check_rate(rate))
     try:
         await company.save()
