@@ -143,7 +143,7 @@ async def test_limit_is_per_company_and_paid_allows_600(crm, make_account, clock
         r = await crm.get("/api/customers", headers=paid.h)
         assert r.status == 200, i
     assert r.headers["X-RateLimit-Limit"] == "600"
-    assert r.headers["X-RateLimit-Remaining"] == str(600 - 122)          # 1 users call + 121 lists so far
+    assert r.headers["X-RateLimit-Remaining"] == str(600 - 121)          # 1 users call + 120 lists so far
     login = await (await crm.post("/api/auth/login", json={"email": email, "password": PASSWORD})).json()
     r = await crm.get("/api/customers", headers={"Authorization": f"Bearer {login['access_token']}"})
     assert r.headers["X-RateLimit-Remaining"] == str(600 - 122)
