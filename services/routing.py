@@ -58,7 +58,7 @@ MAX_RULES = 100
 class RoutingSettings:
     window_seconds: int = 900          # the sliding window of observations
     bucket_seconds: int = 60
-    prior_weight: float = 10.0         # pseudo-observations of the prior approval rate
+    prior_weight: float = 20.0         # pseudo-observations of the prior approval rate
     cost_weight: float = 2.0           # 1% of fee costs 0.02 of score
     latency_weight: float = 0.05       # 1 s of latency costs 0.05 of score
     exploration_rate: float = 0.05

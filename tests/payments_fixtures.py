@@ -24,8 +24,10 @@ def card(number: str = APPROVED, exp_month: int = 12, exp_year: int = 2030, cvc:
 
 @pytest.fixture(autouse=True)
 def no_exploration(monkeypatch):
-    """Exploration is random by design; tests that are not about it route deterministically."""
+    """Exploration is random by design; tests that are not about it route deterministically,
+    starting from no observations."""
     monkeypatch.setattr(routing.SETTINGS, "exploration_rate", 0.0)
+    routing.STATS.reset()
 
 
 async def call(client, method: str, path: str, key: str, body: dict | None = None, headers: dict | None = None):

@@ -82,8 +82,8 @@ def test_smart_scores_on_the_sliding_window_and_a_recovered_provider_earns_traff
         stats.record("atlas", approved=True, latency_ms=300, now=NOW)
     d = routing.decide(facts=facts, now=NOW + 30, stats=stats)
     assert [p.name for p in d.candidates] == ["atlas", "anatolia"]
-    assert d.reason.startswith("smart: atlas score") and "approval 97.6% over 40 recent attempts" in d.reason
-    assert "beat anatolia score" in d.reason and "approval 18.6% over 40 recent attempts" in d.reason
+    assert d.reason.startswith("smart: atlas score") and "approval 96.0% over 40 recent attempts" in d.reason
+    assert "beat anatolia score" in d.reason and "approval 31.0% over 40 recent attempts" in d.reason
     # Fifteen minutes later the failures have left the window: anatolia is judged on its prior again.
     later = NOW + routing.SETTINGS.window_seconds + 60
     assert routing.decide(facts=facts, now=later, stats=stats).candidates[0].name == "anatolia"
