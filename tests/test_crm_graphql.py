@@ -127,3 +127,38 @@ async def test_graphql_errors_are_top_level_with_rest_codes(crm, acct, make_acco
     status, b = await gql(crm, CUSTOMER_UPDATE, {"input": {"id": theirs, "name": "Mine"}}, token=acct.access)
     assert b["data"]["crmCustomerUpdate"]["userErrors"] == [{"code": "resource_not_found", "field": "id"}]
     assert (await Customer.get(id=theirs)).name == "Theirs"
+
+
+MESSAGE_SEND = """
+mutation($input: MessageSendInput!) {
+  messageSend(input: $input) { message { id status direction platformMessageId text } userErrors { code field } }
+}"""
+
+
+async def test_message_send_through_graphql_uses_the_same_service(crm, acct, aiohttp_server):
+    from aiohttp import web
+
+    from app.server import BACKEND
+
+    seen = []
+
+    async def messages(request):
+        seen.append(await request.json())
+        return web.json_response({"messages": [{"id": "wamid.GQL1"}]})
+
+    app = web.Application()
+    app.router.add_post("/{version}/{pnid}/messages", messages)
+    server = await aiohttp_server(app)
+    cfg = crm.app[BACKEND].runtime.config
+    cfg.messaging_graph_url, cfg.messaging_access_token = str(server.make_url("")).rstrip("/"), "tok"
+    await crm.put("/api/company", json={"phone_number_id": f"pn-{acct.company_id}"}, headers=acct.h)
+    status, b = await gql(crm, MESSAGE_SEND, {"input": {"to": "+905551112233", "text": "Merhaba"}},
+                          token=acct.access)
+    assert b["data"]["messageSend"]["message"] == {"id": b["data"]["messageSend"]["message"]["id"], "status": "sent",
+                                                   "direction": "outbound", "platformMessageId": "wamid.GQL1",
+                                                   "text": "Merhaba"}
+    assert seen[0]["to"] == "905551112233"
+    status, b = await gql(crm, MESSAGE_SEND, {"input": {"text": "x"}}, token=acct.access)
+    assert b["data"]["messageSend"]["userErrors"] == [{"code": "invalid_request", "field": "customerId"}]
+    r = await crm.get("/api/messaging/inbox", headers=acct.h)
+    assert (await r.json())["data"][0]["last_message"]["text"] == "Merhaba"
