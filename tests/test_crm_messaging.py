@@ -156,7 +156,7 @@ async def fake_graph(aiohttp_server):
     return server, seen, state
 
 
-async def test_send_posts_to_the_graph_api_and_records_the_outcome(crm, crm_runtime, acct, fake_graph):
+async def test_send_posts_to_the_graph_api_and_records_the_outcome(crm, crm_runtime, acct, fake_graph, clock):
     server, seen, state = fake_graph
     crm_runtime.config.messaging_graph_url = str(server.make_url("")).rstrip("/")
     crm_runtime.config.messaging_access_token = "EAAG-test-token"
@@ -178,6 +178,7 @@ async def test_send_posts_to_the_graph_api_and_records_the_outcome(crm, crm_runt
     assert (await Message.get(id=m["id"])).status == "delivered"
     # the platform refuses: 502, recorded as failed
     state["fail"] = True
+    clock.advance(seconds=5)
     r = await crm.post("/api/messaging/send", json={"to": "+905551112233", "text": "again"}, headers=acct.h)
     assert r.status == 502
     err = (await r.json())["error"]
