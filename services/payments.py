@@ -10,6 +10,7 @@ written in the same transaction.
 """
 from __future__ import annotations
 
+import asyncio
 import copy
 import time
 from dataclasses import dataclass
@@ -112,14 +113,24 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
 
 
+async def _no_rules() -> list:
+    return []
+
+
 async def _create(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
     started = time.perf_counter()
-    customer = await customers.resolve_for_payment(principal=principal, given=req.customer,
-                                                   customer_id=req.customer_id)
-    email = (req.customer or {}).get("email") or (customer.email if customer else None)
-    assessment = await risk.assess(principal=principal, amount=req.amount, currency=req.currency, card=req.card,
-                                   email=email, client_address=client_address,
-                                   billing_country=req.billing_country)
+    # The reads are independent: run them side by side (one round trip of latency, not five).
+    given_email = (req.customer or {}).get("email")
+    customer, assessment, rules = await asyncio.gather(
+        customers.resolve_for_payment(principal=principal, given=req.customer, customer_id=req.customer_id),
+        risk.assess(principal=principal, amount=req.amount, currency=req.currency, card=req.card,
+                    email=given_email, client_address=client_address, billing_country=req.billing_country),
+        _no_rules() if req.choice.explicit else routing.active_rules(principal=principal))
+    email = given_email or (customer.email if customer else None)
+    if email != given_email:           # a customer given by id: judge with its e-mail
+        assessment = await risk.assess(principal=principal, amount=req.amount, currency=req.currency,
+                                       card=req.card, email=email, client_address=client_address,
+                                       billing_country=req.billing_country)
     pay_id = new_id("pay")
     now = runtime().clock.now()
     card = req.card
@@ -141,7 +152,6 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                               "alternatives_considered": [], "attempts": [],
                               "latency_ms": int((time.perf_counter() - started) * 1000)}
     else:
-        rules = [] if req.choice.explicit else await routing.active_rules(principal=principal)
         facts = routing.Facts(amount=req.amount, currency=req.currency,
                               country=req.billing_country or card.country, card_brand=card.brand,
                               payment_method="card")
