@@ -6,8 +6,8 @@ import logging
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import (DisableIntrospection, MaxAliasesLimiter, MaxTokensLimiter, ParserCache,
-                                   QueryDepthLimiter, ValidationCache)
+from strawberry.extensions import (AddValidationRules, DisableIntrospection, MaxAliasesLimiter, MaxTokensLimiter,
+                                   ParserCache, QueryDepthLimiter, ValidationCache)
 from strawberry.tools import merge_types
 from strawberry.types import Info
 
@@ -52,11 +52,16 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
             mutations.append(mod.Mutation)
     query = merge_types("Query", tuple(queries))
     mutation = merge_types("Mutation", tuple(mutations)) if mutations else None
+    # The depth and alias limiters make their validation rule classes when constructed; built
+    # once here, the rules are the same objects on every request, so ValidationCache (keyed by
+    # schema, document and rules) hits instead of re-validating every query.
+    limit_rules = [*QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
+                   *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules]
     extensions = [
-        ParserCache, ValidationCache,
-        lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
-        lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
         lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+        ParserCache,
+        lambda: AddValidationRules(limit_rules),
+        ValidationCache,
     ]
     if production:
         extensions.append(DisableIntrospection)

@@ -26,7 +26,8 @@ class Context:
         """The authenticated merchant; a missing or bad credential is a top-level 401."""
         if self._auth_error is not None:
             raise self._auth_error
-        if self._principal is None:
+        if not isinstance(self._principal, Principal):
+            # none, or a CRM user's token asking for merchant data: not a merchant credential
             raise AuthenticationError("Invalid API key: send Authorization: Bearer <API_KEY>")
         return self._principal
 

@@ -8,6 +8,7 @@ from datetime import date, datetime
 import strawberry
 from strawberry.types import Info
 
+from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
@@ -52,7 +53,7 @@ class CrmCommission(Node):
     deal_id: str
     user_id: str
     cycle: int
-    amount: int
+    amount: MinorAmount
     currency: str
     rate: str
     status: str
@@ -73,7 +74,7 @@ class Deal(Node):
     customer_id: str
     owner_id: str
     stage: str
-    value: int
+    value: MinorAmount
     currency: str
     probability: int
     won_at: datetime | None
@@ -148,7 +149,7 @@ class CrmExchangeRate:
 @strawberry.type
 class CrmRevenuePart:
     currency: str
-    amount: int
+    amount: MinorAmount
     deal_count: int
     rate: str
     rate_date: date | None
@@ -159,7 +160,7 @@ class CrmRevenuePart:
 @strawberry.type
 class CrmRevenue:
     currency: str
-    total: int
+    total: MinorAmount
     total_decimal: str
     deal_count: int
     by_currency: list[CrmRevenuePart]
@@ -169,8 +170,8 @@ class CrmRevenue:
 class CrmPipelineStage:
     stage: str
     count: int
-    value: int
-    weighted_value: int
+    value: MinorAmount
+    weighted_value: MinorAmount
 
 
 @strawberry.type
@@ -178,8 +179,8 @@ class CrmPipeline:
     currency: str
     stages: list[CrmPipelineStage]
     count: int
-    value: int
-    weighted_value: int
+    value: MinorAmount
+    weighted_value: MinorAmount
 
 
 @strawberry.type
@@ -230,7 +231,7 @@ class CrmQuery:
     @strawberry.field
     async def deals(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
                     stage: str | None = None, owner_id: str | None = None, customer_id: str | None = None,
-                    value_gte: int | None = None, value_lte: int | None = None) -> Connection[Deal]:
+                    value_gte: MinorAmount | None = None, value_lte: MinorAmount | None = None) -> Connection[Deal]:
         q = _query(limit=check_first(first), starting_after=after, stage=stage, owner_id=owner_id,
                    customer_id=customer_id, value_gte=value_gte, value_lte=value_lte)
         page = await deals.list_deals(principal=crm_principal(info), query=q)
@@ -314,7 +315,7 @@ class CrmCustomerDeletePayload:
 class DealCreateInput:
     title: str
     customer_id: str
-    value: int
+    value: MinorAmount
     currency: str
     stage: str | None = strawberry.UNSET
     probability: int | None = strawberry.UNSET
@@ -326,7 +327,7 @@ class DealUpdateInput:
     id: strawberry.ID
     title: str | None = strawberry.UNSET
     customer_id: str | None = strawberry.UNSET
-    value: int | None = strawberry.UNSET
+    value: MinorAmount | None = strawberry.UNSET
     currency: str | None = strawberry.UNSET
     stage: str | None = strawberry.UNSET
     probability: int | None = strawberry.UNSET

@@ -9,6 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
@@ -19,14 +20,14 @@ from services.errors import NotFound
 
 @strawberry.type
 class FeeBreakdown:
-    processing: int
-    currency_conversion: int
-    network: int
+    processing: MinorAmount
+    currency_conversion: MinorAmount
+    network: MinorAmount
 
 
 @strawberry.type
 class PaymentIntentFee:
-    amount: int
+    amount: MinorAmount
     currency: str
     rate: str = strawberry.field(description="A fraction as a decimal string, e.g. \"0.029\".")
     breakdown: FeeBreakdown
@@ -57,7 +58,7 @@ class CodAddress:
 @strawberry.type
 class SplitEntry:
     merchant_id: str
-    amount: int
+    amount: MinorAmount
     currency: str
 
 
@@ -81,15 +82,15 @@ def _dt(value: str | None) -> datetime | None:
 class PaymentIntent(Node):
     id: strawberry.ID
     status: str
-    amount: int
+    amount: MinorAmount
     currency: str
-    amount_received: int
+    amount_received: MinorAmount
     payment_method: str
     payment_method_id: str | None
     checkout_url: str
     client_secret: str
     fee: PaymentIntentFee
-    net_amount: int
+    net_amount: MinorAmount
     settlement_date: date
     merchant_id: str
     customer_id: str | None
@@ -173,14 +174,14 @@ class CodAddressInput:
 @strawberry.input
 class SplitInput:
     merchant_id: str | None = strawberry.UNSET
-    amount: int | None = strawberry.UNSET
+    amount: MinorAmount | None = strawberry.UNSET
     currency: str | None = strawberry.UNSET
 
 
 @strawberry.input
 class PaymentIntentCreateInput:
     # Strings, not enums: the service checks them, so both protocols answer the same codes.
-    amount: int | None = strawberry.UNSET
+    amount: MinorAmount | None = strawberry.UNSET
     currency: str | None = strawberry.UNSET
     payment_method: str | None = strawberry.UNSET
     crypto_asset: str | None = strawberry.UNSET

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NewType
 
 import strawberry
 from strawberry.scalars import JSON
@@ -15,8 +14,7 @@ from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services import customers, payments, routing
 
-MinorAmount = strawberry.scalar(NewType("MinorAmount", int), serialize=int, parse_value=lambda v: v,
-                                description="An amount in minor units (kuruş, halala, fils); may exceed 32 bits.")
+from schema.scalars import MinorAmount  # noqa: E402
 
 
 # ---------------------------------------------------------------- types

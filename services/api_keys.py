@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import timedelta
 
 from models.core import ApiKey
 from services.errors import AuthenticationError, NotFound, ValidationError
@@ -20,7 +19,6 @@ from services.validation import Fields
 KINDS = ("secret", "publishable")
 MODES = ("test", "live")
 _KIND_PREFIX = {"secret": "sk", "publishable": "pk"}
-LAST_USED_EVERY = timedelta(seconds=60)     # last_used is kept to the minute: no write per request
 
 
 def key_hash(full_key: str) -> str:
@@ -80,20 +78,48 @@ async def revoke_api_key(*, principal: Principal, key_id: str) -> ApiKey:
     if key.status != "revoked":          # revoking twice is harmless and answers the same
         now = runtime().clock.now()
         await ApiKey.filter(id=key.id, status="active").update(status="revoked", revoked_at=now)
+        await _forget(key)
         key.status, key.revoked_at = "revoked", now
     return key
+
+
+# Authentication reads the key from the key-value store (one round trip) and falls back to the
+# database. Revocation writes a tombstone there *before* answering, and the cache is filled only
+# with SET NX, so a fill racing with a revocation can never resurrect a revoked key.
+CACHE_TTL = 600
+_REVOKED = "revoked"
+
+
+def _cache_slot(digest: str) -> str:
+    return f"apikey:{digest}"
+
+
+async def _forget(key: ApiKey) -> None:
+    await runtime().kv.set(_cache_slot(key.key_hash), _REVOKED, ttl=CACHE_TTL * 2)
 
 
 async def authenticate_key(token: str, *, allow_publishable: bool = False) -> Principal:
     if not token.startswith(("sk_live_", "sk_test_", "pk_live_", "pk_test_")) or len(token) > 100:
         raise AuthenticationError("Invalid API key")
-    key = await ApiKey.filter(key_hash=key_hash(token)).only(
-        "id", "merchant_id", "kind", "livemode", "status", "last_used").first()
-    if key is None or key.status != "active":
+    rt = runtime()
+    digest = key_hash(token)
+    cached = await rt.kv.get(_cache_slot(digest))
+    if cached == _REVOKED:
         raise AuthenticationError("Invalid API key")
-    if key.kind == "publishable" and not allow_publishable:
+    if cached:
+        key_id, merchant_id, kind, mode = cached.split("|")
+        livemode = mode == "live"
+    else:
+        key = await ApiKey.filter(key_hash=digest).only("id", "merchant_id", "kind", "livemode", "status").first()
+        if key is None or key.status != "active":
+            raise AuthenticationError("Invalid API key")
+        key_id, merchant_id, kind, livemode = key.id, key.merchant_id, key.kind, key.livemode
+        await rt.kv.set(_cache_slot(digest), f"{key_id}|{merchant_id}|{kind}|{'live' if livemode else 'test'}",
+                        ttl=CACHE_TTL, nx=True)
+    if kind == "publishable" and not allow_publishable:
         raise AuthenticationError("Invalid API key: a publishable key cannot make this call")
-    now = runtime().clock.now()
-    if key.last_used is None or now - key.last_used >= LAST_USED_EVERY:
-        await ApiKey.filter(id=key.id).update(last_used=now)
-    return Principal(merchant_id=key.merchant_id, livemode=key.livemode, kind=key.kind, key_id=key.id)
+    # last_used to the minute: one marker per key per minute decides who writes it.
+    now = rt.clock.now()
+    if await rt.kv.set(f"apikey-used:{key_id}:{int(rt.clock.time() // 60)}", "1", ttl=120, nx=True):
+        await ApiKey.filter(id=key_id).update(last_used=now)
+    return Principal(merchant_id=merchant_id, livemode=livemode, kind=kind, key_id=key_id)

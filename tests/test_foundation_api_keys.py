@@ -1,4 +1,6 @@
 """API keys over REST and GraphQL: create, list, revoke, modes, tenancy, last_used."""
+import os
+
 from models.core import ApiKey
 from services import auth
 from tests.conftest import bearer, gql
@@ -174,7 +176,9 @@ async def test_graphql_node_resolves_prefixed_ids_within_the_tenant(client, merc
 
 async def test_graphql_otp_sign_in(client, mailer):
     import re
-    _, body = await gql(client, 'mutation { otpRequest(input: {email: "gql@example.com"}) { requestId expiresIn userErrors { field } } }')
+    email = f"gql-{os.urandom(4).hex()}@example.com"
+    _, body = await gql(client, "mutation($e: String!) { otpRequest(input: {email: $e}) { requestId expiresIn userErrors { field } } }",
+                        {"e": email})
     rid = body["data"]["otpRequest"]["requestId"]
     code = re.search(r"\b(\d{6})\b", mailer.sent[-1].text).group(1)
     _, body = await gql(client, "mutation($r: String!, $o: String!) { otpVerify(input: {requestId: $r, otp: $o}) { token merchantId } }",
@@ -184,6 +188,20 @@ async def test_graphql_otp_sign_in(client, mailer):
                         {"r": rid, "o": code})
     token = body["data"]["otpVerify"]["token"]
     _, body = await gql(client, "{ viewer { id email } }", key=token)
-    assert body["data"]["viewer"]["email"] == "gql@example.com"
+    assert body["data"]["viewer"]["email"] == email
     _, body = await gql(client, 'mutation { otpRequest(input: {email: "nope"}) { requestId userErrors { code field } } }')
     assert body["data"]["otpRequest"]["userErrors"] == [{"code": "invalid_request", "field": "email"}]
+
+
+async def test_graphql_amounts_are_not_32_bit(client, merchant):
+    _, body = await gql(client, '{ __type(name: "MinorAmount") { kind } }', key=merchant.sk)
+    assert body["data"]["__type"]["kind"] == "SCALAR"
+
+
+async def test_crm_token_on_the_crm_graphql_asking_for_merchant_data_is_401_not_500(aiohttp_client, settings, clock):
+    from app.server import create_app
+    crm = await aiohttp_client(create_app(settings, kind="crm", clock=clock))
+    signup = await (await crm.post("/api/auth/signup", json={"email": f"gqlcrm-{os.urandom(4).hex()}@example.com", "password": "Horse-Battery-9!",
+                                                             "name": "Ada", "company_name": "Acme"})).json()
+    _, body = await gql(crm, "{ viewer { id } }", key=signup["access_token"])
+    assert body["errors"][0]["extensions"]["status"] == 401

@@ -1,8 +1,23 @@
 """One-time-password sign-in and session tokens (merchant-api.md, Authentication)."""
+import os
 import re
 
 from models.core import Merchant
 from tests.conftest import bearer
+
+
+def uniq(local: str) -> str:
+    return f"{local}-{os.urandom(4).hex()}@example.com"
+
+
+EMAIL_NEW_SHOP = uniq("new.shop")
+EMAIL_SAME = uniq("same")
+EMAIL_TRIES = uniq("tries")
+EMAIL_ONCE = uniq("once")
+EMAIL_LATE = uniq("late")
+EMAIL_SPAM = uniq("spam")
+EMAIL_OTHER = uniq("other")
+EMAIL_SESSION = uniq("session")
 
 
 async def request_code(client, mailer, email):
@@ -16,16 +31,16 @@ async def request_code(client, mailer, email):
 
 
 async def test_otp_login_creates_the_merchant_and_the_token_creates_its_first_key(client, mailer):
-    body, code = await request_code(client, mailer, "new.shop@example.com")
+    body, code = await request_code(client, mailer, EMAIL_NEW_SHOP)
     assert body["request_id"].startswith("req_")
     assert body["expires_in"] == 600
-    assert not await Merchant.exists(email="new.shop@example.com")
+    assert not await Merchant.exists(email=EMAIL_NEW_SHOP)
 
     resp = await client.post("/api/auth/verify-otp", json={"request_id": body["request_id"], "otp": code})
     assert resp.status == 200
     session = await resp.json()
     assert session["merchant_id"].startswith("mer_")
-    assert (await Merchant.get(email="new.shop@example.com")).id == session["merchant_id"]
+    assert (await Merchant.get(email=EMAIL_NEW_SHOP)).id == session["merchant_id"]
 
     resp = await client.post("/api/api-keys", json={"name": "server", "mode": "test"}, headers=bearer(session["token"]))
     assert resp.status == 200
@@ -39,15 +54,15 @@ async def test_otp_login_creates_the_merchant_and_the_token_creates_its_first_ke
 async def test_second_login_of_the_same_email_is_the_same_merchant(client, mailer):
     ids = []
     for _ in range(2):
-        body, code = await request_code(client, mailer, "same@example.com")
+        body, code = await request_code(client, mailer, EMAIL_SAME)
         resp = await client.post("/api/auth/verify-otp", json={"request_id": body["request_id"], "otp": code})
         ids.append((await resp.json())["merchant_id"])
     assert ids[0] == ids[1]
-    assert await Merchant.filter(email="same@example.com").count() == 1
+    assert await Merchant.filter(email=EMAIL_SAME).count() == 1
 
 
 async def test_wrong_code_is_401_and_the_code_is_dead_after_five_tries(client, mailer):
-    body, code = await request_code(client, mailer, "tries@example.com")
+    body, code = await request_code(client, mailer, EMAIL_TRIES)
     wrong = f"{(int(code) + 1) % 1000000:06d}"
     for _ in range(5):
         resp = await client.post("/api/auth/verify-otp", json={"request_id": body["request_id"], "otp": wrong})
@@ -57,22 +72,22 @@ async def test_wrong_code_is_401_and_the_code_is_dead_after_five_tries(client, m
         assert err["code"] == "invalid_otp"
     resp = await client.post("/api/auth/verify-otp", json={"request_id": body["request_id"], "otp": code})
     assert resp.status == 401
-    assert not await Merchant.exists(email="tries@example.com")
+    assert not await Merchant.exists(email=EMAIL_TRIES)
 
 
 async def test_code_is_single_use(client, mailer):
-    body, code = await request_code(client, mailer, "once@example.com")
+    body, code = await request_code(client, mailer, EMAIL_ONCE)
     payload = {"request_id": body["request_id"], "otp": code}
     assert (await client.post("/api/auth/verify-otp", json=payload)).status == 200
     assert (await client.post("/api/auth/verify-otp", json=payload)).status == 401
 
 
 async def test_code_expires_after_ten_minutes(client, mailer, clock):
-    body, code = await request_code(client, mailer, "late@example.com")
+    body, code = await request_code(client, mailer, EMAIL_LATE)
     clock.advance(seconds=601)
     resp = await client.post("/api/auth/verify-otp", json={"request_id": body["request_id"], "otp": code})
     assert resp.status == 401
-    assert not await Merchant.exists(email="late@example.com")
+    assert not await Merchant.exists(email=EMAIL_LATE)
 
 
 async def test_unknown_request_id_is_401(client):
@@ -105,18 +120,18 @@ async def test_bad_email_is_400(client, mailer):
 
 async def test_request_otp_is_limited_per_email(client, mailer):
     for _ in range(5):
-        assert (await client.post("/api/auth/request-otp", json={"email": "spam@example.com"})).status == 200
-    resp = await client.post("/api/auth/request-otp", json={"email": "spam@example.com"})
+        assert (await client.post("/api/auth/request-otp", json={"email": EMAIL_SPAM})).status == 200
+    resp = await client.post("/api/auth/request-otp", json={"email": EMAIL_SPAM})
     assert resp.status == 429
     assert int(resp.headers["Retry-After"]) > 0
     assert (await resp.json())["error"]["code"] == "rate_limit_exceeded"
     assert len(mailer.sent) == 5
     # another e-mail from the same address is still served
-    assert (await client.post("/api/auth/request-otp", json={"email": "other@example.com"})).status == 200
+    assert (await client.post("/api/auth/request-otp", json={"email": EMAIL_OTHER})).status == 200
 
 
 async def test_session_token_expires_and_rejects_tampering(client, mailer, clock):
-    body, code = await request_code(client, mailer, "session@example.com")
+    body, code = await request_code(client, mailer, EMAIL_SESSION)
     token = (await (await client.post("/api/auth/verify-otp",
                                       json={"request_id": body["request_id"], "otp": code})).json())["token"]
     assert (await client.get("/api/api-keys", headers=bearer(token))).status == 200
