@@ -48,6 +48,9 @@ def db_url_for(settings: Settings) -> str:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         if "?" not in url:
             url += "?busy_timeout=10000"
+    elif "maxsize=" not in url:
+        # Tortoise's default pool (1..5) queues requests behind each other under load.
+        url += ("&" if "?" in url else "?") + "minsize=2&maxsize=20"
     return url
 
 
