@@ -1,11 +1,13 @@
 """Currencies the CRM accepts and their ISO 4217 minor-unit exponents (KWD, IQD: 3)."""
 from __future__ import annotations
 
+from services import money
 from services.errors import ValidationError
 
+# The payment currencies (services/money.py) plus those deals are often quoted in.
 EXPONENTS = {
-    "USD": 2, "EUR": 2, "GBP": 2, "TRY": 2, "SAR": 2, "AED": 2, "QAR": 2, "EGP": 2, "JOD": 3,
-    "KWD": 3, "BHD": 3, "OMR": 3, "IQD": 3, "LBP": 2, "MAD": 2, "TND": 3, "JPY": 0,
+    **money.EXPONENTS,
+    "USD": 2, "EUR": 2, "GBP": 2, "JOD": 3, "BHD": 3, "OMR": 3, "LBP": 2, "MAD": 2, "TND": 3, "JPY": 0,
 }
 
 
