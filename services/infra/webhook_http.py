@@ -1,5 +1,5 @@
-"""The outbound HTTP POST of webhook deliveries, behind one small callable so services never
-may not import aiohttp: the application installs the aiohttp implementation (app/webhook_sender.py)
+"""The outbound HTTP POST of webhook deliveries, behind one small callable, so services never need
+aiohttp itself: the application installs the aiohttp implementation (app/webhook_sender.py)
 with `install_transport(...)`; until then every delivery fails with "no HTTP client installed".
 
 (Separate from services/infra/http.py, the CRM's JSON client: a webhook needs the exact raw
