@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from app.workers import poll_loop
 from services import intents
 
 log = logging.getLogger("qafila.workers.intents")
@@ -13,18 +14,9 @@ POLL = 5.0
 
 
 async def run(backend, stop: asyncio.Event) -> None:
-    while not stop.is_set():
-        busy = False
-        try:
-            n = await intents.expire_intents(backend.runtime.clock.now())
-            busy = n >= intents.EXPIRY_BATCH
-            if n:
-                log.info("expired %d payment intents", n)
-        except Exception:  # noqa: BLE001 - keep sweeping; the next step retries
-            log.exception("payment intent expiry step failed")
-        if busy:
-            continue
-        try:
-            await asyncio.wait_for(stop.wait(), POLL)
-        except asyncio.TimeoutError:
-            pass
+    async def step() -> bool:
+        n = await intents.expire_intents(backend.runtime.clock.now())
+        if n:
+            log.info("expired %d payment intents", n)
+        return n >= intents.EXPIRY_BATCH
+    await poll_loop(stop, step, poll=POLL, name="payment intent expiry")

@@ -8,6 +8,7 @@ import os
 import socket
 
 from app import webhook_sender
+from app.workers import poll_loop
 from services import webhooks
 from services.ids import random_token
 
@@ -24,17 +25,8 @@ async def run(backend, stop: asyncio.Event) -> None:
     webhook_sender.install()
     owner = owner_name()
     log.info("webhook dispatcher %s started", owner)
-    while not stop.is_set():
-        busy = False
-        try:
-            stats = await webhooks.run_once(owner=owner)
-            busy = stats.claimed >= webhooks.CLAIM_BATCH
-        except Exception:  # noqa: BLE001 - keep dispatching; the next step retries
-            log.exception("webhook dispatcher step failed")
-        if busy:
-            continue
-        try:
-            await asyncio.wait_for(stop.wait(), POLL)
-        except asyncio.TimeoutError:
-            pass
+
+    async def step() -> bool:
+        return (await webhooks.run_once(owner=owner)).claimed >= webhooks.CLAIM_BATCH
+    await poll_loop(stop, step, poll=POLL, name="webhook dispatcher")
     log.info("webhook dispatcher %s stopped", owner)
