@@ -17,6 +17,17 @@ from app.settings import Settings, SettingsError, load_settings
 log = logging.getLogger("qafila")
 
 
+def _run(coro) -> None:
+    """Run the process's event loop: uvloop where it is installed (a faster loop for the same
+    asyncio code), else asyncio's own."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(coro)
+    else:
+        uvloop.run(coro)
+
+
 def _settings() -> Settings:
     try:
         return load_settings()
@@ -162,14 +173,14 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(2)
         lock = _embedded_lock(settings) if settings.embedded_store else None
         try:
-            asyncio.run(_serve(args, settings))
+            _run(_serve(args, settings))
         except KeyboardInterrupt:
             pass
         finally:
             if lock:
                 lock.close()
     elif args.command == "worker":
-        asyncio.run(_worker(settings))
+        _run(_worker(settings))
     elif args.command == "migrate":
         asyncio.run(migrate_database(settings))
         print("migrations applied", flush=True)

@@ -19,28 +19,34 @@ class QafilaGraphQLView(GraphQLView):
     def __init__(self, schema, *, graphiql: bool, kind: str = "main",
                  authenticate: Callable[..., Awaitable] = auth.authenticate,
                  rate_rule: ratelimit.Rule = ratelimit.MERCHANT_API,
-                 rate_rule_for: Callable[..., ratelimit.Rule] | None = None):
+                 rate_rule_for: Callable[..., ratelimit.Rule] | None = None,
+                 admit: Callable[..., Awaitable] | None = None):
         super().__init__(schema=schema, graphql_ide="graphiql" if graphiql else None,
                          allow_queries_via_get=True)
         self.kind = kind
         self.authenticate = authenticate
         self.rate_rule = rate_rule
         self.rate_rule_for = rate_rule_for      # per caller (CRM plans), else rate_rule
+        self.admit = admit                      # authenticate and count in one step (auth.admit)
 
     async def __call__(self, request: web.Request) -> web.StreamResponse:
         rid = request_id(request)
-        principal, auth_error = None, None
+        principal, auth_error, state = None, None, None
+        counted = request.method == "POST" or bool(request.query.get("query"))
         header = request.headers.get("Authorization")
         if header:
             try:
-                principal = await self.authenticate(header, allow_publishable=False)
+                if counted and self.admit is not None:
+                    principal, state = await self.admit(header, rule=self.rate_rule, allow_publishable=False)
+                else:
+                    principal = await self.authenticate(header, allow_publishable=False)
             except DomainError as err:
                 auth_error = err
-        subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
-        state = None
-        if request.method == "POST" or request.query.get("query"):
+        if counted:
             rule = self.rate_rule_for(principal) if self.rate_rule_for and principal else self.rate_rule
-            state = await ratelimit.hit(rule, subject)
+            if state is None:
+                subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
+                state = await ratelimit.hit(rule, subject)
             if not state.allowed:
                 return json_response({"data": None, "errors": [{
                     "message": rule.message,

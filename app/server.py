@@ -16,6 +16,7 @@ from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
 from rest_compat.routing import Interface, build_subapp, json_response, openapi_paths
 from schema import build_schema
+from services import auth
 from services.infra.clock import Clock
 from services.infra.mail import Mailer
 
@@ -85,7 +86,7 @@ def interfaces(kind: str) -> list[Interface]:
 def _graphql_auth(kind: str) -> dict:
     """The CRM's /graphql authenticates CRM access tokens and limits per company plan."""
     if kind != "crm":
-        return {}
+        return {"admit": auth.admit}
     from rest_compat import crm_api
     iface = crm_api.interface()
     return {"authenticate": iface.authenticate, "rate_rule": iface.rate_rule, "rate_rule_for": iface.rate_rule_for}

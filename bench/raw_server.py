@@ -1,4 +1,5 @@
-"""The raw baseline: a bare aiohttp server answering a small JSON document, encoded with orjson."""
+"""The raw baseline: a bare aiohttp server answering a small JSON document, encoded with orjson,
+on the same event loop as `qafila serve` (uvloop where installed)."""
 import sys
 
 import orjson
@@ -12,6 +13,12 @@ async def hello(request: web.Request) -> web.Response:
         await request.read()
     return web.Response(body=BODY, content_type="application/json")
 
+
+try:
+    import uvloop
+    uvloop.install()
+except ImportError:
+    pass
 
 app = web.Application()
 app.router.add_route("*", "/{tail:.*}", hello)

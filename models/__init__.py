@@ -14,9 +14,10 @@ def app_labels() -> list[str]:
     return sorted(names, key=lambda n: (n != "core", n))
 
 
-def tortoise_config(db_url: str) -> dict:
+def tortoise_config(connection: str | dict) -> dict:
+    """`connection` is a database URL or a Tortoise connection dict (engine + credentials)."""
     return {
-        "connections": {"default": db_url},
+        "connections": {"default": connection},
         "apps": {
             label: {"models": [f"models.{label}"], "migrations": f"migrations.{label}",
                     "default_connection": "default"}

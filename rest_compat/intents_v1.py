@@ -10,7 +10,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
-from services import intents, ratelimit
+from services import auth, intents, ratelimit
 from services.errors import DomainError
 from services.payment_methods import create_payment_method
 
@@ -145,4 +145,4 @@ ROUTES: list[Route] = [
 
 def interface() -> Interface:
     return Interface(name="v1", prefix="/v1", routes=ROUTES, render_error=render_error,
-                     rate_rule=ratelimit.INTENTS_V1)
+                     rate_rule=ratelimit.INTENTS_V1, admit=auth.admit)

@@ -82,4 +82,4 @@ def interface() -> Interface:
 
     routes = ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
-                     rate_rule=ratelimit.MERCHANT_API)
+                     rate_rule=ratelimit.MERCHANT_API, admit=auth.admit)

@@ -112,6 +112,8 @@ class Interface:
     authenticate: Callable[..., Awaitable[Principal]] = auth.authenticate
     # Optional: the rule for an authenticated caller (e.g. per CRM plan); rate_rule otherwise.
     rate_rule_for: Callable[[Any], ratelimit.Rule] | None = None
+    # Optional: authenticate and count the request in one step (auth.admit); else the two above.
+    admit: Callable[..., Awaitable[tuple[Any, ratelimit.RateState]]] | None = None
 
 
 def _error_response(iface: Interface, err: DomainError, rid: str) -> web.Response:
@@ -154,14 +156,18 @@ def build_subapp(iface: Interface) -> web.Application:
 def _wrap(iface: Interface, route: Route):
     async def handle(request: web.Request) -> web.StreamResponse:
         principal = None
-        if route.auth != "public":
+        if route.auth == "public":
+            rule = iface.rate_rule
+            state = await ratelimit.hit(rule, f"ip:{client_address(request)}")
+        elif iface.admit is not None:
+            rule = iface.rate_rule
+            principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
+                                                 allow_publishable=route.auth == "key_or_publishable")
+        else:
             principal = await iface.authenticate(request.headers.get("Authorization"),
                                                  allow_publishable=route.auth == "key_or_publishable")
-            subject = principal.credential_id
-        else:
-            subject = f"ip:{client_address(request)}"
-        rule = iface.rate_rule_for(principal) if iface.rate_rule_for and principal else iface.rate_rule
-        state = await ratelimit.hit(rule, subject)
+            rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
+            state = await ratelimit.hit(rule, principal.credential_id)
         if not state.allowed:
             raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                               headers=state.headers())

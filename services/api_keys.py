@@ -9,6 +9,7 @@ import hashlib
 from dataclasses import dataclass
 
 from models.core import ApiKey
+from services import ratelimit
 from services.errors import AuthenticationError, NotFound, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime
@@ -98,28 +99,62 @@ async def _forget(key: ApiKey) -> None:
     await runtime().kv.set(_cache_slot(key.key_hash), _REVOKED, ttl=CACHE_TTL * 2)
 
 
-async def authenticate_key(token: str, *, allow_publishable: bool = False) -> Principal:
+def _check_format(token: str) -> None:
     if not token.startswith(("sk_live_", "sk_test_", "pk_live_", "pk_test_")) or len(token) > 100:
         raise AuthenticationError("Invalid API key")
-    rt = runtime()
-    digest = key_hash(token)
-    cached = await rt.kv.get(_cache_slot(digest))
-    if cached == _REVOKED:
+
+
+async def _fill_cache(digest: str) -> str:
+    """The key's cache entry `key_id|merchant_id|kind|mode`, read from the database and cached."""
+    key = await ApiKey.filter(key_hash=digest).only("id", "merchant_id", "kind", "livemode", "status").first()
+    if key is None or key.status != "active":
         raise AuthenticationError("Invalid API key")
-    if cached:
-        key_id, merchant_id, kind, mode = cached.split("|")
-        livemode = mode == "live"
-    else:
-        key = await ApiKey.filter(key_hash=digest).only("id", "merchant_id", "kind", "livemode", "status").first()
-        if key is None or key.status != "active":
-            raise AuthenticationError("Invalid API key")
-        key_id, merchant_id, kind, livemode = key.id, key.merchant_id, key.kind, key.livemode
-        await rt.kv.set(_cache_slot(digest), f"{key_id}|{merchant_id}|{kind}|{'live' if livemode else 'test'}",
-                        ttl=CACHE_TTL, nx=True)
+    entry = f"{key.id}|{key.merchant_id}|{key.kind}|{'live' if key.livemode else 'test'}"
+    await runtime().kv.set(_cache_slot(digest), entry, ttl=CACHE_TTL, nx=True)
+    return entry
+
+
+async def _principal(entry: str, digest: str, *, allow_publishable: bool, first_use_this_minute: bool) -> Principal:
+    if entry == _REVOKED:
+        raise AuthenticationError("Invalid API key")
+    key_id, merchant_id, kind, mode = entry.split("|")
     if kind == "publishable" and not allow_publishable:
         raise AuthenticationError("Invalid API key: a publishable key cannot make this call")
-    # last_used to the minute: one marker per key per minute decides who writes it.
-    now = rt.clock.now()
-    if await rt.kv.set(f"apikey-used:{key_id}:{int(rt.clock.time() // 60)}", "1", ttl=120, nx=True):
-        await ApiKey.filter(id=key_id).update(last_used=now)
-    return Principal(merchant_id=merchant_id, livemode=livemode, kind=kind, key_id=key_id)
+    if first_use_this_minute:        # last_used to the minute: the marker decides who writes it
+        await ApiKey.filter(id=key_id).update(last_used=runtime().clock.now())
+    return Principal(merchant_id=merchant_id, livemode=mode == "live", kind=kind, key_id=key_id,
+                     credential=f"key:{digest}")
+
+
+def _marker(digest: str) -> str:
+    return f"apikey-used:{digest}:{int(runtime().clock.time() // 60)}"
+
+
+async def authenticate_key(token: str, *, allow_publishable: bool = False) -> Principal:
+    """The caller of a bearer API key (no rate limit counted: see `admit_key`)."""
+    _check_format(token)
+    kv, digest = runtime().kv, key_hash(token)
+    entry = await kv.get(_cache_slot(digest)) or await _fill_cache(digest)
+    marked = entry != _REVOKED and await kv.set(_marker(digest), "1", ttl=120, nx=True)
+    return await _principal(entry, digest, allow_publishable=allow_publishable, first_use_this_minute=marked)
+
+
+async def admit_key(token: str, *, rule: ratelimit.Rule, allow_publishable: bool = False
+                    ) -> tuple[Principal, ratelimit.RateState]:
+    """Authenticate a bearer API key and count the request against `rule`, in one key-value
+    round trip: the cached key, the rate-limit counter and the last-used marker are all keyed
+    by the key's digest. Only a cache miss (once per key per CACHE_TTL) costs a database read
+    and a second round trip."""
+    _check_format(token)
+    rt, digest = runtime(), key_hash(token)
+    subject = f"key:{digest}"
+    counter, ttl, now = ratelimit.counter(rule, subject)
+    for attempt in (1, 2):
+        entry, count, marked = await rt.kv.get_incr_mark(_cache_slot(digest), counter, ttl, _marker(digest), 120)
+        if entry is not None:
+            principal = await _principal(entry, digest, allow_publishable=allow_publishable,
+                                         first_use_this_minute=marked)
+            return principal, ratelimit.state(rule, count, now)
+        if attempt == 1:
+            await _fill_cache(digest)
+    raise AuthenticationError("Invalid API key")      # the entry vanished twice: revoked meanwhile

@@ -137,3 +137,14 @@ async def authenticate(authorization: str | None, *, allow_publishable: bool = F
     if token.count(".") == 2:
         return _session_principal(token)
     raise AuthenticationError("Invalid API key")
+
+
+async def admit(authorization: str | None, *, rule: ratelimit.Rule, allow_publishable: bool = False
+                ) -> tuple[Principal, ratelimit.RateState]:
+    """Authenticate the caller and count the request against `rule`: an API key in one
+    key-value round trip (`api_keys.admit_key`), a session token verified here plus one count."""
+    token = bearer(authorization)
+    if token is not None and token.startswith(("sk_", "pk_")):
+        return await api_keys.admit_key(token, rule=rule, allow_publishable=allow_publishable)
+    principal = await authenticate(authorization, allow_publishable=allow_publishable)
+    return principal, await ratelimit.hit(rule, principal.credential_id)

@@ -17,6 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
 from services import cards, crypto, events, idempotency, ledger, pricing, routing, settlement
@@ -189,10 +190,10 @@ def _params(body: Mapping) -> dict:
 
 async def _load(principal: Principal, intent_id: str, *, client_secret: str | None = None,
                 for_update: bool = False) -> PaymentIntent:
-    qs = PaymentIntent.filter(id=intent_id, **principal.scope)
     if for_update:
-        qs = qs.select_for_update()
-    intent = await qs.first()
+        intent = await PaymentIntent.filter(id=intent_id, **principal.scope).select_for_update().first()
+    else:
+        intent = await lookup.first(PaymentIntent, id=intent_id, **principal.scope)
     if intent is None:
         raise NotFound("No such payment intent", param="id")
     if principal.kind == "publishable":

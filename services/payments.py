@@ -19,6 +19,7 @@ from typing import Any
 
 from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
 from models.payments import Payment, PaymentAttempt, Refund
 from services import cards, customers, events, idempotency, ledger, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
@@ -199,7 +200,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
 # ---------------------------------------------------------------- reads
 
 async def get_payment(*, principal: Principal, payment_id: str) -> Payment:
-    p = await Payment.get_or_none(id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
+    p = await lookup.first(Payment, id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
     if p is None:
         raise NotFound()
     return p

@@ -14,6 +14,7 @@ class Principal:
     livemode: bool
     kind: CredentialKind
     key_id: str | None = None
+    credential: str | None = None   # what rate limits count against, when not key_id (an API key's digest)
 
     @property
     def mode(self) -> str:
@@ -22,7 +23,7 @@ class Principal:
     @property
     def credential_id(self) -> str:
         """What the rate limit counts against: the key, or the merchant's session."""
-        return self.key_id or f"session:{self.merchant_id}"
+        return self.credential or self.key_id or f"session:{self.merchant_id}"
 
     @property
     def scope(self) -> dict:

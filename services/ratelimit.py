@@ -38,14 +38,22 @@ OTP_PER_EMAIL = Rule("otp-email", 5, 600, "Too many one-time passwords requested
 OTP_PER_ADDRESS = Rule("otp-ip", 30, 3600, "Too many one-time passwords requested from this address; try again later")
 
 
-async def hit(rule: Rule, subject: str) -> RateState:
-    rt = runtime()
-    now = rt.clock.time()
-    window = int(now // rule.window)
-    count = await rt.kv.incr(f"rl:{rule.name}:{subject}:{window}", ttl=rule.window + 5)
-    retry_after = max(1, math.ceil((window + 1) * rule.window - now))
-    limit = rule.limit * rt.config.rate_limit_scale
+def counter(rule: Rule, subject: str) -> tuple[str, float, float]:
+    """The counter key of the subject's current window, its time to live, and the time now."""
+    now = runtime().clock.time()
+    return f"rl:{rule.name}:{subject}:{int(now // rule.window)}", rule.window + 5, now
+
+
+def state(rule: Rule, count: int, now: float) -> RateState:
+    """The verdict once the counter reads `count` (this request included)."""
+    retry_after = max(1, math.ceil((int(now // rule.window) + 1) * rule.window - now))
+    limit = rule.limit * runtime().config.rate_limit_scale
     return RateState(limit, max(0, limit - count), retry_after, count <= limit)
+
+
+async def hit(rule: Rule, subject: str) -> RateState:
+    key, ttl, now = counter(rule, subject)
+    return state(rule, await runtime().kv.incr(key, ttl=ttl), now)
 
 
 async def enforce(rule: Rule, subject: str) -> RateState:

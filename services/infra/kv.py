@@ -20,6 +20,8 @@ class KeyValueStore(Protocol):
     async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool: ...
     async def delete(self, key: str) -> int: ...
     async def incr(self, key: str, *, ttl: float) -> int: ...
+    async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
+                            marker_ttl: float) -> tuple[str | None, int, bool]: ...
     async def close(self) -> None: ...
 
 
@@ -73,6 +75,13 @@ class MemoryStore:
         self._data[key] = (str(n), expires)
         return n
 
+    async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
+                            marker_ttl: float) -> tuple[str | None, int, bool]:
+        value = self._live(key)
+        if value is None:
+            return None, 0, False
+        return value, await self.incr(counter, ttl=counter_ttl), await self.set(marker, "1", ttl=marker_ttl, nx=True)
+
     async def close(self) -> None:
         self._data.clear()
 
@@ -81,6 +90,18 @@ _INCR_SCRIPT = """
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
+"""
+
+
+# One round trip for a request's gate: read `key`; when it exists, count the request in
+# `counter` (expiring with its window) and set `marker` if absent. Returns {} on a miss.
+_GET_INCR_MARK_SCRIPT = """
+local v = redis.call('GET', KEYS[1])
+if not v then return {} end
+local n = redis.call('INCR', KEYS[2])
+if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
+local marked = redis.call('SET', KEYS[3], '1', 'PX', ARGV[2], 'NX')
+return {v, n, marked and 1 or 0}
 """
 
 
@@ -93,6 +114,7 @@ class RedisStore:
         self._redis = redis.from_url(url, decode_responses=True, socket_timeout=5,
                                      socket_connect_timeout=5)
         self._incr = self._redis.register_script(_INCR_SCRIPT)
+        self._get_incr_mark = self._redis.register_script(_GET_INCR_MARK_SCRIPT)
 
     async def ping(self) -> bool:
         return bool(await asyncio.wait_for(self._redis.ping(), 2))
@@ -109,6 +131,15 @@ class RedisStore:
 
     async def incr(self, key: str, *, ttl: float) -> int:
         return int(await self._incr(keys=[key], args=[int(ttl * 1000)]))
+
+    async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
+                            marker_ttl: float) -> tuple[str | None, int, bool]:
+        got = await self._get_incr_mark(keys=[key, counter, marker],
+                                        args=[int(counter_ttl * 1000), int(marker_ttl * 1000)])
+        if not got:
+            return None, 0, False
+        value, count, marked = got
+        return value, int(count), bool(marked)
 
     async def close(self) -> None:
         await self._redis.aclose()

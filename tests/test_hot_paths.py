@@ -1,0 +1,88 @@
+"""The hot-path building blocks: the one-round-trip request gate in the key-value store, the
+compiled lookup, and the pooled PostgreSQL connection. Each runs on both backends in CI."""
+import os
+
+import pytest
+from tortoise.transactions import in_transaction
+
+from models import _lookup as lookup
+from models.payments import Payment
+from services import api_keys, ratelimit
+from tests.conftest import bearer
+from tests.payments_fixtures import pay
+
+
+async def test_get_incr_mark_counts_and_marks_only_an_existing_entry(backend):
+    kv = backend.runtime.kv
+    tag = os.urandom(4).hex()
+    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
+    assert await kv.get_incr_mark(entry, counter, 60, marker, 60) == (None, 0, False)
+    assert await kv.get(counter) is None and await kv.get(marker) is None      # a miss touches nothing
+    await kv.set(entry, "value")
+    assert await kv.get_incr_mark(entry, counter, 60, marker, 60) == ("value", 1, True)
+    assert await kv.get_incr_mark(entry, counter, 60, marker, 60) == ("value", 2, False)
+    assert await kv.incr(counter, ttl=60) == 3                                # the same counter as incr
+
+
+async def test_admit_key_counts_one_request_per_call_and_fills_a_cold_cache(client, merchant, backend):
+    digest = api_keys.key_hash(merchant.sk)
+    await backend.runtime.kv.delete(f"apikey:{digest}")                        # cold cache: the database answers
+    principal, state = await api_keys.admit_key(merchant.sk, rule=ratelimit.MERCHANT_API)
+    assert principal.merchant_id == merchant.id and principal.kind == "secret"
+    assert principal.credential_id == f"key:{digest}"
+    assert state.allowed and state.remaining == state.limit - 1              # counted once, not twice
+    _, state = await api_keys.admit_key(merchant.sk, rule=ratelimit.MERCHANT_API)
+    assert state.remaining == state.limit - 2
+    # REST counts into the same bucket
+    resp = await client.get("/api/api-keys?limit=1", headers=bearer(merchant.sk))
+    assert resp.headers["X-RateLimit-Remaining"] == str(state.limit - 3)
+
+
+async def test_a_publishable_key_is_refused_where_a_secret_key_is_needed(client, merchant):
+    resp = await client.get("/api/api-keys", headers=bearer(merchant.pk))
+    assert resp.status == 401
+    assert (await resp.json())["error"]["message"] == "Invalid API key"     # the documented /api message
+
+
+async def test_lookup_first_agrees_with_tortoise(client, merchant, make_merchant):
+    status, body = await pay(client, merchant.sk)
+    assert status == 200
+    p = await lookup.first(Payment, id=body["id"], merchant_id=merchant.id, livemode=False)
+    orm = await Payment.get(id=body["id"])
+    assert p is not None and p.pk == orm.pk
+    for field in Payment._meta.fields_map:
+        if field in Payment._meta.db_fields:
+            assert getattr(p, field) == getattr(orm, field), field
+    other = await make_merchant()
+    assert await lookup.first(Payment, id=body["id"], merchant_id=other.id, livemode=False) is None
+    assert await lookup.first(Payment, id=body["id"], merchant_id=merchant.id, livemode=True) is None
+    assert await lookup.first(Payment, id="pay_missing", merchant_id=merchant.id, livemode=False) is None
+
+
+async def test_lookup_first_reads_inside_the_callers_transaction(client, merchant):
+    status, body = await pay(client, merchant.sk)
+    assert status == 200
+
+    class Rollback(Exception):
+        pass
+    with pytest.raises(Rollback):
+        async with in_transaction():
+            await Payment.filter(id=body["id"]).update(description="inside")
+            p = await lookup.first(Payment, id=body["id"], merchant_id=merchant.id, livemode=False)
+            assert p.description == "inside"
+            raise Rollback
+    p = await lookup.first(Payment, id=body["id"], merchant_id=merchant.id, livemode=False)
+    assert p.description != "inside"
+
+
+async def test_a_pooled_connection_comes_back_clean_after_a_failed_transaction(client, merchant):
+    """The pool returns connections without a reset query; asyncpg still ends an open
+    transaction, so the next borrower never inherits it."""
+    for _ in range(25):          # more than the pool holds, so connections are reused
+        with pytest.raises(ZeroDivisionError):
+            async with in_transaction():
+                await Payment.filter(id="pay_none").update(description="x")
+                1 / 0
+    status, body = await pay(client, merchant.sk)
+    assert status == 200
+    assert (await Payment.get(id=body["id"])).status == "succeeded"
