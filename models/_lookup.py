@@ -1,39 +1,120 @@
-"""Hot-path reads by equality, with their SQL built once.
+"""Hot-path reads and writes with their SQL built once.
 
 Tortoise rebuilds a query's SQL through pypika on every call, which costs more than the round
-trip itself when reading one row by its id. `first(Model, id=..., merchant_id=...)` writes
-`SELECT <every column> FROM <table> WHERE a = $1 AND b = $2 LIMIT 1` once per (model, field
-names, dialect) from the model's metadata and afterwards only executes it, on the connection
-(or transaction) Tortoise itself would use; values go through each field's `to_db_value`. The row becomes a model instance exactly as Tortoise's executor makes one
-(`Model._init_from_db`).
+trip itself when reading one row by its id, and an ORM transaction costs a round trip for each
+statement plus BEGIN and COMMIT. The helpers here write their SQL once per (model, field names,
+dialect) from the model's metadata and afterwards only execute it, on the connection (or
+transaction) Tortoise itself would use; values go through each field's `to_db_value` and rows
+become model instances exactly as Tortoise's executor makes them (`Model._init_from_db`).
+
+- `first` / `rows`: `SELECT <every column> ... WHERE a = $1 AND ... [ORDER BY ...] [LIMIT n]`.
+- `query`: a hand-written read, its `{}` placeholders numbered for the dialect once.
+- `insert_all`: new rows of several models in one atomic write -- on PostgreSQL one statement
+  (data-modifying CTEs, one round trip), elsewhere one ORM transaction.
 """
 from __future__ import annotations
 
-from typing import TypeVar
+import itertools
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
 from tortoise.models import Model
+from tortoise.transactions import in_transaction
 
 M = TypeVar("M", bound=Model)
 _PLACEHOLDER = {"postgres": "${}".format, "sqlite": lambda n: "?"}   # the dialects Qafila runs on
 _SQL: dict[tuple, str] = {}
 
 
-def _compile(model: type[Model], names: tuple[str, ...], dialect: str) -> str:
+def _numbered(template: str, dialect: str, start: int = 1) -> str:
+    n = itertools.count(start)
+    return template.format(*(_PLACEHOLDER[dialect](next(n)) for _ in range(template.count("{}"))))
+
+
+def _select(model: type[Model], names: tuple[str, ...], order_by: tuple[str, ...], limit: int | None,
+            dialect: str) -> str:
     meta = model._meta
     columns = ", ".join(f'"{c}"' for c in sorted(meta.db_fields))
-    where = " AND ".join(f'"{meta.fields_db_projection[name]}" = {_PLACEHOLDER[dialect](n)}'
-                         for n, name in enumerate(names, start=1))
-    return f'SELECT {columns} FROM "{meta.db_table}" WHERE {where} LIMIT 1'
+    where = " AND ".join(f'"{meta.fields_db_projection[name]}" = {{}}' for name in names)
+    sql = f'SELECT {columns} FROM "{meta.db_table}" WHERE {where}'
+    if order_by:
+        sql += " ORDER BY " + ", ".join(
+            f'"{meta.fields_db_projection[o.lstrip("-")]}"{" DESC" if o.startswith("-") else ""}' for o in order_by)
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    return _numbered(sql, dialect)
 
 
-async def first(model: type[M], **equals: str | int | bool) -> M | None:
-    """The first row whose fields equal the given values (string, integer or boolean), or None."""
+async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | None = None,
+               **equals: str | int | bool | None) -> list[M]:
+    """The rows whose fields equal the given values, in `order_by` order ("-field" descending)."""
     meta = model._meta
     db = meta.db
-    key = (model, tuple(equals), db.capabilities.dialect)
+    key = (model, tuple(equals), order_by, limit, db.capabilities.dialect)
     sql = _SQL.get(key)
     if sql is None:
-        sql = _SQL[key] = _compile(model, tuple(equals), db.capabilities.dialect)
+        sql = _SQL[key] = _select(model, tuple(equals), order_by, limit, db.capabilities.dialect)
     fields = meta.fields_map
-    _, rows = await db.execute_query(sql, [fields[k].to_db_value(v, model) for k, v in equals.items()])
-    return model._init_from_db(**rows[0]) if rows else None
+    _, found = await db.execute_query(sql, [fields[k].to_db_value(v, model) for k, v in equals.items()])
+    return [model._init_from_db(**row) for row in found]
+
+
+async def first(model: type[M], *, order_by: tuple[str, ...] = (), **equals: str | int | bool | None) -> M | None:
+    """The first row whose fields equal the given values (string, integer or boolean), or None."""
+    found = await rows(model, order_by=order_by, limit=1, **equals)
+    return found[0] if found else None
+
+
+async def query(model: type[Model], template: str, values: Sequence[Any]) -> list[dict]:
+    """A hand-written read on `model`'s connection; each `{}` in `template` is a placeholder."""
+    db = model._meta.db
+    key = (template, db.capabilities.dialect)
+    sql = _SQL.get(key)
+    if sql is None:
+        sql = _SQL[key] = _numbered(template, db.capabilities.dialect)
+    _, found = await db.execute_query(sql, list(values))
+    return [dict(r) for r in found]
+
+
+def db_value(model: type[Model], field: str, value: Any) -> Any:
+    """`value` as the database stores `model.field` (for hand-written queries)."""
+    return model._meta.fields_map[field].to_db_value(value, model)
+
+
+def _insert_columns(model: type[Model]) -> list[tuple[str, str]]:
+    meta = model._meta
+    return [(c, meta.fields_db_projection_reverse[c]) for c in sorted(meta.db_fields)
+            if c not in meta.generated_db_fields]
+
+
+async def insert_all(instances: Sequence[Model]) -> None:
+    """Insert new rows (of any models) atomically: all or none. Generated keys (auto-increment)
+    are left to the database and not read back."""
+    if not instances:
+        return
+    first_model = type(instances[0])
+    db = first_model._meta.db
+    if db.capabilities.dialect != "postgres":
+        async with in_transaction(first_model._meta.default_connection):
+            for model, group in itertools.groupby(instances, key=type):
+                await model.bulk_create(list(group))
+    else:
+        await _insert_statement(db, instances)
+    for obj in instances:
+        obj._saved_in_db = True
+
+
+async def _insert_statement(db, instances: Sequence[Model]) -> None:
+    values: list[Any] = []
+    parts = []
+    for i, (model, group) in enumerate(itertools.groupby(instances, key=type)):
+        columns = _insert_columns(model)
+        fields = model._meta.fields_map
+        tuples = []
+        for obj in group:
+            row = [fields[f].to_db_value(getattr(obj, f), obj) for _, f in columns]
+            tuples.append("(" + ", ".join(f"${len(values) + k}" for k in range(1, len(row) + 1)) + ")")
+            values.extend(row)
+        names = ", ".join(f'"{c}"' for c, _ in columns)
+        parts.append(f'w{i} AS (INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join(tuples)})')
+    await db.execute_query("WITH " + ", ".join(parts) + " SELECT 1", values)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from models import _lookup as lookup
 from models.payments import Customer
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -96,7 +97,7 @@ async def resolve_for_payment(*, principal: Principal, given: dict[str, Any] | N
     if not given or not any(given.get(k) for k in ("email", "name", "phone")):
         return None
     if given.get("email"):
-        found = await Customer.filter(**principal.scope, email=given["email"]).order_by("created_at").first()
+        found = await lookup.first(Customer, order_by=("created_at",), **principal.scope, email=given["email"])
         if found is not None:
             return found
     now = runtime().clock.now()

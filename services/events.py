@@ -1,5 +1,6 @@
-"""Events: `emit` writes one row to the outbox inside the caller's transaction, so a state
-change and its event commit or roll back together. Delivery is services/webhooks.py's job."""
+"""Events: `emit` writes one row to the outbox inside the caller's transaction (or `build`
+makes the row for the caller to write with its change), so a state change and its event
+commit or roll back together. Delivery is services/webhooks.py's job."""
 from __future__ import annotations
 
 from typing import Any
@@ -18,10 +19,17 @@ EVENT_TYPES = (
 )
 
 
-async def emit(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
-    """Call inside the transaction of the change (`async with in_transaction():`)."""
+def build(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
+    """The event row, not yet saved: for a caller that writes it together with its change."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type}")
-    return await Event.create(id=new_id("evt"), merchant_id=merchant_id, livemode=livemode, type=type,
-                              object_id=obj.get("id") if isinstance(obj.get("id"), str) else None,
-                              data=obj, created_at=runtime().clock.now())
+    return Event(id=new_id("evt"), merchant_id=merchant_id, livemode=livemode, type=type,
+                 object_id=obj.get("id") if isinstance(obj.get("id"), str) else None,
+                 data=obj, created_at=runtime().clock.now())
+
+
+async def emit(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
+    """Call inside the transaction of the change (`async with in_transaction():`)."""
+    event = build(merchant_id=merchant_id, livemode=livemode, type=type, obj=obj)
+    await event.save(force_create=True)
+    return event

@@ -50,18 +50,26 @@ def refund_legs(amount: int) -> list[Leg]:
     return [Leg(MERCHANT_BALANCE, amount), Leg(PROVIDER_RECEIVABLE, -amount)]
 
 
-async def post(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
-               payment_id: str | None = None, refund_id: str | None = None, source_id: str | None = None) -> str:
+def entries(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
+            payment_id: str | None = None, refund_id: str | None = None,
+            source_id: str | None = None) -> list[LedgerEntry]:
+    """The rows of one balanced ledger transaction, not yet saved (see `post`)."""
     if sum(leg.amount for leg in legs) != 0:
         raise ValueError(f"unbalanced ledger transaction {kind}: {legs}")
     txn = new_id("ltx")
     now = runtime().clock.now()
-    await LedgerEntry.bulk_create([
-        LedgerEntry(merchant_id=merchant_id, livemode=livemode, txn_id=txn, kind=kind, account=leg.account,
-                    currency=currency, amount=leg.amount, payment_id=payment_id, refund_id=refund_id,
-                    source_id=source_id, created_at=now)
-        for leg in legs if leg.amount != 0])
-    return txn
+    return [LedgerEntry(merchant_id=merchant_id, livemode=livemode, txn_id=txn, kind=kind, account=leg.account,
+                        currency=currency, amount=leg.amount, payment_id=payment_id, refund_id=refund_id,
+                        source_id=source_id, created_at=now)
+            for leg in legs if leg.amount != 0]
+
+
+async def post(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
+               payment_id: str | None = None, refund_id: str | None = None, source_id: str | None = None) -> None:
+    """Write one balanced ledger transaction (inside the caller's transaction)."""
+    await LedgerEntry.bulk_create(entries(merchant_id=merchant_id, livemode=livemode, currency=currency, kind=kind,
+                                          legs=legs, payment_id=payment_id, refund_id=refund_id,
+                                          source_id=source_id))
 
 
 async def balances(*, merchant_id: str, livemode: bool) -> dict[tuple[str, str], int]:

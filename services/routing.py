@@ -36,6 +36,7 @@ from typing import Any
 
 from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
 from models.payments import RoutingRule
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -458,4 +459,4 @@ async def list_rules(*, principal: Principal) -> Page:
 
 
 async def active_rules(*, principal: Principal) -> list[RoutingRule]:
-    return await RoutingRule.filter(**principal.scope, status="active").order_by("priority", "created_at")
+    return await lookup.rows(RoutingRule, order_by=("priority", "created_at"), **principal.scope, status="active")

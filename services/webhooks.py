@@ -25,6 +25,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q, Subquery
 from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
 from models.events import Event
 from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookFanout
 from services.errors import InvalidState, NotFound, ValidationError
@@ -230,19 +231,31 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
     by_tenant: dict[tuple[str, bool], list[WebhookEndpoint]] = defaultdict(list)
     for ep in endpoints:
         by_tenant[(ep.merchant_id, ep.livemode)].append(ep)
-    created = 0
-    for ev in events:
-        targets = [ep for ep in by_tenant[(ev.merchant_id, ev.livemode)] if subscribed(ep, ev.type)
-                   and ep.created_at <= ev.created_at + timedelta(seconds=1)]
+    plan = [(ev, [ep for ep in by_tenant[(ev.merchant_id, ev.livemode)] if subscribed(ep, ev.type)
+                  and ep.created_at <= ev.created_at + timedelta(seconds=1)]) for ev in events]
+
+    def rows(ev: Event, targets: list[WebhookEndpoint]) -> list:
+        return [WebhookFanout(event_id=ev.id, created_at=now), *(
+            WebhookDelivery(id=new_id("whd"), event_id=ev.id, endpoint_id=ep.id, merchant_id=ev.merchant_id,
+                            livemode=ev.livemode, state="pending", next_attempt_at=now, created_at=now,
+                            updated_at=now) for ep in targets)]
+    # The whole batch in one write. If another dispatcher fanned out some of these events first,
+    # drop those and write the rest again; event by event only if that keeps colliding.
+    for _ in range(3):
         try:
-            async with in_transaction():
-                await WebhookFanout.create(event_id=ev.id, created_at=now)
-                if targets:
-                    await WebhookDelivery.bulk_create([
-                        WebhookDelivery(id=new_id("whd"), event_id=ev.id, endpoint_id=ep.id,
-                                        merchant_id=ev.merchant_id, livemode=ev.livemode, state="pending",
-                                        next_attempt_at=now, created_at=now, updated_at=now)
-                        for ep in targets])
+            together = [r for ev, targets in plan for r in rows(ev, targets)]
+            await lookup.insert_all(sorted(together, key=lambda r: not isinstance(r, WebhookFanout)))
+            return sum(len(targets) for _, targets in plan)
+        except IntegrityError:
+            taken = set(await WebhookFanout.filter(event_id__in=[ev.id for ev, _ in plan])
+                        .values_list("event_id", flat=True))
+            plan = [(ev, targets) for ev, targets in plan if ev.id not in taken]
+            if not plan:
+                return 0
+    created = 0
+    for ev, targets in plan:
+        try:
+            await lookup.insert_all(rows(ev, targets))
         except IntegrityError:
             continue            # another dispatcher fanned this event out first
         created += len(targets)

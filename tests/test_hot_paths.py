@@ -86,3 +86,38 @@ async def test_a_pooled_connection_comes_back_clean_after_a_failed_transaction(c
     status, body = await pay(client, merchant.sk)
     assert status == 200
     assert (await Payment.get(id=body["id"])).status == "succeeded"
+
+
+async def test_insert_all_writes_every_row_or_none(client, merchant):
+    from tortoise.exceptions import IntegrityError
+
+    from models.events import Event
+    from services import events, ledger
+
+    status, body = await pay(client, merchant.sk)
+    assert status == 200
+    legs = ledger.entries(merchant_id=merchant.id, livemode=False, currency="KWD", kind="capture",
+                          legs=ledger.capture_legs(1234, 34), payment_id=body["id"])
+    event = events.build(merchant_id=merchant.id, livemode=False, type="payment.captured", obj={"id": body["id"]})
+    clash = events.build(merchant_id=merchant.id, livemode=False, type="payment.captured", obj={"id": body["id"]})
+    clash.id = event.id                                     # the same primary key twice: the write must fail
+    with pytest.raises(IntegrityError):
+        await lookup.insert_all([*legs, event, clash])
+    assert not await Event.filter(id=event.id).exists()
+    assert not await ledger.LedgerEntry.filter(txn_id=legs[0].txn_id).exists()
+
+    await lookup.insert_all([*legs, event])
+    stored = await ledger.LedgerEntry.filter(txn_id=legs[0].txn_id).order_by("id")
+    assert [(e.account, e.amount, e.currency) for e in stored] == [(e.account, e.amount, e.currency) for e in legs]
+    assert sum(e.amount for e in stored) == 0
+    assert (await Event.get(id=event.id)).data == {"id": body["id"]}
+
+
+def test_random_ids_are_uniform_over_62_characters():
+    from services.ids import new_id, random_token
+
+    ids = {new_id("pay") for _ in range(2000)}
+    assert len(ids) == 2000 and all(len(i) == 28 and i.startswith("pay_") for i in ids)
+    text = "".join(random_token(24) for _ in range(4000))          # 96,000 characters, ~1,548 of each
+    counts = {c: text.count(c) for c in set(text)}
+    assert len(counts) == 62 and min(counts.values()) > 1300 and max(counts.values()) < 1800

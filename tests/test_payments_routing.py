@@ -10,7 +10,7 @@ import pytest
 
 from models.payments import Payment, PaymentAttempt, RoutingRule
 from services import routing
-from tests.payments_fixtures import DECLINED, call, card, no_exploration, pay  # noqa: F401
+from tests.payments_fixtures import APPROVED, DECLINED, call, card, no_exploration, pay  # noqa: F401
 
 NOW = 1_800_000_000.0
 
@@ -187,3 +187,30 @@ async def test_risk_signals_are_explained(client, merchant):
     status, body = await pay(client, merchant.sk, 1_000_000)      # 1000x the usual basket
     p = await Payment.get(id=body["id"])
     assert {s["signal"]: s["points"] for s in p.risk_signals}["amount_vs_history"] == 35
+
+
+async def test_velocity_signals_per_card_and_per_client_address(client, merchant, clock):
+    """Card velocity counts the card's recent payments platform-wide; address velocity counts at
+    most 100 (its highest tier), so a busy address costs a bounded read."""
+    from services import cards, risk
+    from services.principal import Principal
+
+    principal = Principal(merchant_id=merchant.id, livemode=False, kind="secret", key_id=None)
+    card_ = cards.parse_card({"number": APPROVED, "exp_month": 12, "exp_year": 2035, "cvc": "123"})
+    now = clock.now()
+    rows = [Payment(id=f"pay_vel{i:04d}{merchant.id[-8:]}", merchant_id=merchant.id, livemode=False, amount=1000,
+                    currency="TRY", status="succeeded", capture_method="automatic", risk_score=0, risk_signals=[],
+                    payment_method_type="card", card_fingerprint=card_.fingerprint if i < 12 else "other",
+                    client_address="10.9.9.9", routing_decision={}, metadata={}, created_at=now, updated_at=now)
+             for i in range(130)]
+    await Payment.bulk_create(rows)
+    a = await risk.assess(principal=principal, amount=1000, currency="TRY", card=card_, email="a@b.example",
+                          client_address="10.9.9.9", billing_country=None)
+    signals = {s["signal"]: s for s in a.signals}
+    assert signals["card_velocity"]["points"] == 10 and signals["card_velocity"]["detail"].startswith("12 payments")
+    assert signals["client_address_velocity"]["points"] == 20
+    assert signals["client_address_velocity"]["detail"].startswith("at least 100 payments from this address")
+    clock.advance(seconds=601)                      # outside the 10-minute window: no velocity at all
+    a = await risk.assess(principal=principal, amount=1000, currency="TRY", card=card_, email="a@b.example",
+                          client_address="10.9.9.9", billing_country=None)
+    assert not {"card_velocity", "client_address_velocity"} & {s["signal"] for s in a.signals}
