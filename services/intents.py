@@ -313,7 +313,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     f.reject_unknown()
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
-    merchant = await Merchant.get(id=principal.merchant_id)
+    merchant = await lookup.first(Merchant, id=principal.merchant_id)
     market = merchant.country if merchant.country in settlement.MARKETS else "TR"
     now = runtime().clock.now()
     fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
@@ -340,13 +340,13 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         created_at=now, expires_at=now + EXPIRY)
-    async with in_transaction():
-        await intent.save(force_create=True)
-        if splits:
-            await IntentSplit.bulk_create([
-                IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
-                            currency=s.currency, created_at=now) for s in splits])
-        await _emit(intent, "payment.created")
+    # The intent, its splits and its event: written together or not at all (one statement on PostgreSQL).
+    await lookup.insert_all([
+        intent,
+        *(IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
+                      currency=s.currency, created_at=now) for s in splits),
+        events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created",
+                     obj=intent_object(intent))])
     return intent
 
 
