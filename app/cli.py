@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import dataclasses
 import fcntl
 import json
 import logging
+import os
 import signal
 import sys
 
@@ -26,6 +29,34 @@ def _run(coro) -> None:
         asyncio.run(coro)
     else:
         uvloop.run(coro)
+
+
+def _serve_processes(args, settings: Settings) -> None:
+    """--workers N: migrate once, then fork N-1 more serving processes on the same ports. The
+    first process forwards SIGINT/SIGTERM to the others and waits for them."""
+    if settings.migrate_on_start:
+        asyncio.run(migrate_database(settings))
+    settings = dataclasses.replace(settings, migrate_on_start=False)
+    children = []
+    for index in range(1, args.workers):
+        pid = os.fork()
+        if pid == 0:                      # a child: serve until told to stop
+            try:
+                _run(_serve(args, settings, index))
+            finally:
+                os._exit(0)
+        children.append(pid)
+    try:
+        _run(_serve(args, settings, 0))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        for pid in children:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def _settings() -> Settings:
@@ -73,22 +104,24 @@ async def _demo(backend: Backend) -> dict:
     return {"merchant_id": merchant.id, **keys}
 
 
-async def _serve(args, settings: Settings) -> None:
+async def _serve(args, settings: Settings, index: int = 0) -> None:
+    """One serving process. With --workers N, N of these share the ports (SO_REUSEPORT, the
+    kernel spreads connections); only the first runs the background workers."""
     from app.server import create_app
 
     backend = Backend(settings)
     await backend.start()
-    main_app = create_app(settings, backend=backend, workers=True)
+    main_app = create_app(settings, backend=backend, workers=index == 0)
     crm_app = create_app(settings, kind="crm", backend=backend)
     runners = []
     try:
         for app, port in ((main_app, args.port), (crm_app, args.crm_port)):
             runner = web.AppRunner(app, access_log=log if settings.access_log else None)
             await runner.setup()
-            await web.TCPSite(runner, args.host, port).start()
+            await web.TCPSite(runner, args.host, port, reuse_port=args.workers > 1).start()
             runners.append(runner)
         main_url, crm_url = f"http://{args.host}:{args.port}", f"http://{args.host}:{args.crm_port}"
-        if args.demo:
+        if args.demo and index == 0:
             demo = await _demo(backend)
             print(json.dumps(demo), flush=True)
             print(f"Qafila is running.\n  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
@@ -96,8 +129,8 @@ async def _serve(args, settings: Settings) -> None:
                   f"  CRM:             {crm_url}/api/...\n  Health:          {main_url}/health\n"
                   f"  Try: curl -H 'Authorization: Bearer {demo['secret_key']}' {main_url}/api/api-keys",
                   flush=True)
-        log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s)", main_url, crm_url, settings.env,
-                 settings.database_url.split("://")[0], backend.runtime.kv.name)
+        log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s, process %d of %d)", main_url, crm_url,
+                 settings.env, settings.database_url.split("://")[0], backend.runtime.kv.name, index + 1, args.workers)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -151,7 +184,8 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--crm-port", type=int, default=8001)
-    serve.add_argument("--workers", type=int, default=1, help="processes (needs REDIS_URL and PostgreSQL)")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="serving processes sharing the ports (needs REDIS_URL and PostgreSQL)")
     serve.add_argument("--demo", action="store_true", help="create a demo merchant and print its keys")
     sub.add_parser("migrate", help="apply the database migrations")
     sub.add_parser("worker", help="run only the background workers (webhook dispatcher, ...)")
@@ -163,14 +197,16 @@ def main(argv: list[str] | None = None) -> None:
     settings = _settings()
 
     if args.command == "serve":
-        if args.workers != 1:
+        if args.workers < 1:
+            print("qafila: --workers must be at least 1", file=sys.stderr)
+            raise SystemExit(2)
+        if args.workers > 1:
             if settings.embedded_store or settings.sqlite:
                 print("qafila: --workers > 1 needs REDIS_URL and a PostgreSQL DATABASE_URL: the embedded "
                       "store and SQLite are for one process only.", file=sys.stderr)
                 raise SystemExit(2)
-            print("qafila: run several `qafila serve` processes (or gunicorn with aiohttp's worker) "
-                  "behind a load balancer; --workers only validates the configuration here.", file=sys.stderr)
-            raise SystemExit(2)
+            _serve_processes(args, settings)
+            return
         lock = _embedded_lock(settings) if settings.embedded_store else None
         try:
             _run(_serve(args, settings))

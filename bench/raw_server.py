@@ -1,5 +1,11 @@
 """The raw baseline: a bare aiohttp server answering a small JSON document, encoded with orjson,
-on the same event loop as `qafila serve` (uvloop where installed)."""
+on the same event loop as `qafila serve` (uvloop where installed).
+
+    python bench/raw_server.py PORT [PROCESSES]
+
+With PROCESSES > 1 it forks that many processes sharing the port (SO_REUSEPORT), as
+`qafila serve --workers N` does, so both sides of a ratio run the same number of processes."""
+import os
 import sys
 
 import orjson
@@ -14,12 +20,20 @@ async def hello(request: web.Request) -> web.Response:
     return web.Response(body=BODY, content_type="application/json")
 
 
-try:
-    import uvloop
-    uvloop.install()
-except ImportError:
-    pass
+def serve(app: web.Application, port: int, processes: int) -> None:
+    """Run `app` in `processes` processes on one port, on uvloop where installed."""
+    for _ in range(processes - 1):
+        if os.fork() == 0:
+            break
+    try:
+        import uvloop
+        uvloop.install()
+    except ImportError:
+        pass
+    web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=processes > 1)
 
-app = web.Application()
-app.router.add_route("*", "/{tail:.*}", hello)
-web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
+
+if __name__ == "__main__":
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", hello)
+    serve(app, int(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 1)

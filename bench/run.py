@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Benchmark: `qafila serve` against a raw aiohttp "hello JSON" server, measured in the same run.
 
-    python bench/run.py [--seconds 5] [--concurrency 32] [--only NAME]
+    python bench/run.py [--seconds 5] [--concurrency 32] [--workers 1] [--only NAME]
 
 Uses PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set, else the embedded default. The
 same load generator drives both servers: wrk (Debian) when present, else a bounded aiohttp
 client. Prints requests/s, p50 and p99 per path and the ratio to the raw baseline.
+`--workers N` runs `qafila serve --workers N` and the raw baseline in N processes too, so a ratio
+always compares the same number of processes on the same event loop. On PostgreSQL + Redis it
+also measures bench/ceiling_server.py: a bare handler doing one Redis call and one PostgreSQL
+read, the most any authenticated read can do on this machine.
 Each area adds its hot paths in bench/scenarios_<area>.py: `async def prepare(api)` returning
 [{"name", "method", "path", "body"}], where `api(method, path, body=None)` -> (status, json)
 calls the service with a fresh merchant's secret key.
@@ -19,6 +23,7 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -50,17 +55,31 @@ def wait_http(url: str, timeout: float = 60) -> None:
     raise SystemExit(f"bench: {url} did not answer within {timeout:.0f} s")
 
 
-def start_service(tmp: str) -> tuple[subprocess.Popen, str]:
+def start_service(tmp: str, workers: int) -> tuple[subprocess.Popen, str]:
     port, crm = free_port(), free_port()
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", f"sqlite://{tmp}/bench.sqlite3")
     env.update({"QAFILA_ENV": "test", "QAFILA_VAR_DIR": f"{tmp}/var", "QAFILA_RATE_LIMIT_SCALE": "100000",
                 "QAFILA_SECRET_KEY": "b" * 64})
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--crm-port", str(crm)],
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--crm-port", str(crm),
+                             "--workers", str(workers)],
                             cwd=ROOT, env=env, stdout=open(f"{tmp}/serve.log", "w"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     wait_http(base + "/health")
     return proc, base
+
+
+def _loop_name() -> str:
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def _spawn_group(cmd: list[str]) -> subprocess.Popen:
+    """A helper server in its own process group, so all of its processes stop together."""
+    return subprocess.Popen(cmd, start_new_session=True)
 
 
 def create_merchant(tmp: str) -> dict:
@@ -156,19 +175,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="qafila-bench-")
     raw_port = free_port()
-    raw = subprocess.Popen([sys.executable, os.path.join(HERE, "raw_server.py"), str(raw_port)])
-    service = None
+    raw = _spawn_group([sys.executable, os.path.join(HERE, "raw_server.py"), str(raw_port), str(args.workers)])
+    service = ceiling = None
+    baselines: dict[str, dict] = {}
     try:
         wait_http(f"http://127.0.0.1:{raw_port}/")
-        service, base = start_service(tmp)
+        service, base = start_service(tmp, args.workers)
         scenarios = asyncio.run(gather_scenarios(base, tmp))
         backend = "PostgreSQL + Redis" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "embedded"
         print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
-              f"{args.concurrency} connections, {args.seconds:.0f} s per path")
+              f"{args.concurrency} connections, {args.seconds:.0f} s per path; {args.workers} process(es) "
+              f"for the service and for the baseline; event loop: {_loop_name()}")
         print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>7}")
         for s in scenarios:
             if args.only and args.only not in s["name"]:
@@ -178,17 +200,30 @@ def main() -> None:
             baseline = measure(f"http://127.0.0.1:{raw_port}{s['path']}", s["method"], body, headers,
                                args.seconds, args.concurrency, tmp)
             got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
+            baselines[s["name"]] = baseline
             ratio = got["rps"] / baseline["rps"] if baseline["rps"] else 0
             print(f"{'raw baseline for ' + s['name']:44} {baseline['rps']:9.0f} {baseline['p50_ms']:8.2f} "
                   f"{baseline['p99_ms']:8.2f} {baseline['errors']:7d}")
             print(f"{s['name']:44} {got['rps']:9.0f} {got['p50_ms']:8.2f} {got['p99_ms']:8.2f} "
                   f"{got['errors']:7d} {ratio:6.1%}", flush=True)
+        get = next((s for s in scenarios if s["name"] == "GET /api/payments/:id"), None)
+        if backend != "embedded" and os.environ.get("REDIS_URL") and get and get["name"] in baselines:
+            port = free_port()
+            ceiling = _spawn_group([sys.executable, os.path.join(HERE, "ceiling_server.py"), str(port),
+                                    str(args.workers), get["path"].rsplit("/", 1)[1]])
+            wait_http(f"http://127.0.0.1:{port}/")
+            got = measure(f"http://127.0.0.1:{port}{get['path']}", "GET", None, {}, args.seconds, args.concurrency, tmp)
+            ratio = got["rps"] / baselines[get["name"]]["rps"]
+            print(f"{'ceiling: bare 1 Redis + 1 PostgreSQL read':44} {got['rps']:9.0f} {got['p50_ms']:8.2f} "
+                  f"{got['p99_ms']:8.2f} {got['errors']:7d} {ratio:6.1%}", flush=True)
     finally:
         if service:
             service.terminate()
-            service.wait(10)
-        raw.terminate()
-        raw.wait(10)
+            service.wait(30)
+        for group in (raw, ceiling):
+            if group:
+                os.killpg(group.pid, signal.SIGTERM)
+                group.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

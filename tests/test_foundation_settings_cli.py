@@ -84,3 +84,46 @@ def test_a_second_serve_on_the_same_embedded_store_is_refused(tmp_path):
     finally:
         first.terminate()
         first.wait(10)
+
+
+@pytest.mark.skipif(not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
+                    reason="several serving processes need PostgreSQL and Redis")
+def test_serve_with_several_workers_shares_the_port_and_the_rate_limit(tmp_path):
+    import socket
+    import urllib.error
+    import urllib.request
+
+    def port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    env = _env(tmp_path, DATABASE_URL=os.environ["DATABASE_URL"], REDIS_URL=os.environ["REDIS_URL"])
+    made = _qafila("create-merchant", "--email", f"workers-{os.urandom(4).hex()}@example.com", env=env)
+    assert made.returncode == 0, made.stderr
+    sk = json.loads(made.stdout.strip().splitlines()[-1])["secret_key"]
+    main_port = port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--workers", "2", "--port", str(main_port),
+                             "--crm-port", str(port())], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        deadline, served = time.monotonic() + 60, []
+        while len(served) < 2 and time.monotonic() < deadline:     # both processes announce themselves
+            line = proc.stdout.readline()
+            if "process 1 of 2" in line or "process 2 of 2" in line:
+                served.append(line)
+        assert len(served) == 2, "two serving processes"
+
+        def get(path):
+            req = urllib.request.Request(f"http://127.0.0.1:{main_port}{path}", headers={"Authorization": f"Bearer {sk}"})
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:    # a new connection each time
+                    return r.status
+            except urllib.error.HTTPError as e:
+                return e.code
+        statuses = [get("/api/api-keys?limit=1") for _ in range(101)]
+        assert statuses[:100] == [200] * 100 and statuses[100] == 429    # one count across both processes
+    finally:
+        proc.terminate()
+        proc.wait(30)                                 # the first process waits for the others
+    with pytest.raises(OSError):                      # so none of them still listens
+        socket.create_connection(("127.0.0.1", main_port), timeout=2).close()

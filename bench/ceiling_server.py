@@ -1,0 +1,53 @@
+"""The ceiling of a read on this machine: a bare aiohttp handler doing only what any
+authenticated, rate-limited read must -- one Redis call (Qafila's own gate script: key lookup,
+counter, marker) and one PostgreSQL read by primary key (asyncpg, no ORM) -- then orjson.
+
+    DATABASE_URL=postgres://... REDIS_URL=redis://... python bench/ceiling_server.py PORT PROCESSES PAYMENT_ID
+
+No service can serve GET /api/payments/:id faster than this with both round trips; bench/run.py
+prints it next to the service so a ratio goal can be judged against what the machine allows."""
+import os
+import sys
+
+import asyncpg
+import orjson
+import redis.asyncio as redis
+from aiohttp import web
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from raw_server import serve  # noqa: E402  (this directory is on the path)
+from services.infra.kv import _GET_INCR_MARK_SCRIPT  # noqa: E402
+
+
+class _Connection(asyncpg.Connection):
+    def get_reset_query(self) -> str:           # as app/backend.py's pool
+        return ""
+
+
+async def start(app: web.Application) -> None:
+    app["pool"] = await asyncpg.create_pool(os.environ["DATABASE_URL"], min_size=2, max_size=20,
+                                            connection_class=_Connection)
+    app["redis"] = redis.from_url(os.environ["REDIS_URL"], decode_responses=True)
+    await app["redis"].set("ceiling:entry", "key_x|mer_x|secret|test")
+    app["gate"] = app["redis"].register_script(_GET_INCR_MARK_SCRIPT)
+
+
+async def stop(app: web.Application) -> None:
+    await app["pool"].close()
+    await app["redis"].aclose()
+
+
+async def read(request: web.Request) -> web.Response:
+    app = request.app
+    await app["gate"](keys=["ceiling:entry", "ceiling:count", "ceiling:mark"], args=[65000, 120000])
+    row = await app["pool"].fetchrow("SELECT * FROM payments WHERE id = $1", app["payment_id"])
+    return web.Response(body=orjson.dumps(dict(row), default=str), content_type="application/json")
+
+
+if __name__ == "__main__":
+    app = web.Application()
+    app["payment_id"] = sys.argv[3]
+    app.on_startup.append(start)
+    app.on_cleanup.append(stop)
+    app.router.add_get("/{tail:.*}", read)
+    serve(app, int(sys.argv[1]), int(sys.argv[2]))
