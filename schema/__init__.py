@@ -12,6 +12,7 @@ from strawberry.tools import merge_types
 from strawberry.types import Info
 
 from schema.context import Context
+from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
 from services.errors import DomainError, NotFound
 
@@ -65,7 +66,9 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
     ]
     if production:
         extensions.append(DisableIntrospection)
-    return QafilaSchema(query=query, mutation=mutation, extensions=extensions)
+    schema = QafilaSchema(query=query, mutation=mutation, extensions=extensions)
+    install_input_builders(schema)
+    return schema
 
 
 def format_error(err: GraphQLError, request_id: str) -> dict:
