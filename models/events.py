@@ -14,7 +14,10 @@ class Event(Model):
     object_id = fields.CharField(max_length=40, null=True)        # the id of data.object
     data = fields.JSONField()                                     # data.object
     created_at = fields.DatetimeField()
+    # Set once the webhook fan-out has created the event's deliveries: the fan-out reads only the
+    # events still waiting (over this index), not every recent event.
+    fanned_out = fields.BooleanField(default=False, db_default=False)
 
     class Meta:
         table = "events"
-        indexes = (("merchant_id", "livemode", "created_at"), ("object_id",))
+        indexes = (("merchant_id", "livemode", "created_at"), ("object_id",), ("fanned_out", "created_at"))

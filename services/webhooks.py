@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 import orjson
 from tortoise import connections
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import Q, Subquery
+from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
@@ -217,11 +217,12 @@ async def disable_endpoint(*, principal: Principal, endpoint_id: str) -> Webhook
 
 async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
     """Create the deliveries of events not fanned out yet (one per subscribed active endpoint).
-    Returns the number of deliveries created."""
+    Returns the number of deliveries created. The `webhook_fanouts` primary key makes this happen
+    once per event whatever the number of dispatchers; `events.fanned_out` (set afterwards, and
+    again by whoever finds an event already done) keeps the read to the events still waiting."""
     now = runtime().clock.now()
     since = now - FANOUT_LOOKBACK
-    done = Subquery(WebhookFanout.filter(created_at__gte=since).values("event_id"))
-    qs = Event.filter(created_at__gte=since).exclude(id__in=done)
+    qs = Event.filter(fanned_out=False, created_at__gte=since)
     if merchant_id:
         qs = qs.filter(merchant_id=merchant_id)
     events = await qs.order_by("created_at").limit(limit)
@@ -241,14 +242,20 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
                             updated_at=now) for ep in targets)]
     # The whole batch in one write. If another dispatcher fanned out some of these events first,
     # drop those and write the rest again; event by event only if that keeps colliding.
+    async def mark(ids: list[str]) -> None:
+        if ids:
+            await Event.filter(id__in=ids).update(fanned_out=True)
+
     for _ in range(3):
         try:
             together = [r for ev, targets in plan for r in rows(ev, targets)]
             await lookup.insert_all(sorted(together, key=lambda r: not isinstance(r, WebhookFanout)))
+            await mark([ev.id for ev, _ in plan])
             return sum(len(targets) for _, targets in plan)
         except IntegrityError:
             taken = set(await WebhookFanout.filter(event_id__in=[ev.id for ev, _ in plan])
                         .values_list("event_id", flat=True))
+            await mark(sorted(taken))
             plan = [(ev, targets) for ev, targets in plan if ev.id not in taken]
             if not plan:
                 return 0
@@ -257,8 +264,10 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
         try:
             await lookup.insert_all(rows(ev, targets))
         except IntegrityError:
-            continue            # another dispatcher fanned this event out first
-        created += len(targets)
+            pass                # another dispatcher fanned this event out first
+        else:
+            created += len(targets)
+        await mark([ev.id])
     return created
 
 

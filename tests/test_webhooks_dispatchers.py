@@ -47,3 +47,25 @@ async def test_the_worker_delivers_a_new_event_promptly(client, merchant, receiv
     finally:
         stop.set()
         await asyncio.wait_for(task, 10)
+
+
+async def test_fan_out_marks_its_events_and_heals_one_left_unmarked(client, merchant, receiver):
+    """The fan-out reads only events still waiting. An event whose deliveries exist but which a
+    killed dispatcher left unmarked is marked by the next fan-out, with no second delivery."""
+    from models.events import Event
+    from models.webhooks import WebhookDelivery
+
+    await client.post("/api/webhooks/configure", json={"url": receiver.url(), "events": ["*"]},
+                      headers=bearer(merchant.sk))
+    first, second = await emit(merchant.id), await emit(merchant.id)
+    assert not (await Event.get(id=first.id)).fanned_out
+    assert await webhooks.fan_out(merchant_id=merchant.id) == 2
+    assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, second.id]))
+    assert await webhooks.fan_out(merchant_id=merchant.id) == 0
+
+    await Event.filter(id=first.id).update(fanned_out=False)        # as if killed before marking
+    third = await emit(merchant.id)
+    assert await webhooks.fan_out(merchant_id=merchant.id) == 1     # only the new event's delivery
+    assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, third.id]))
+    for ev in (first, second, third):
+        assert await WebhookDelivery.filter(event_id=ev.id).count() == 1
