@@ -74,3 +74,6 @@ class QafilaGraphQLView(GraphQLView):
 
     def encode_json(self, data) -> bytes:
         return orjson.dumps(data)
+
+    def decode_json(self, data: str | bytes) -> object:
+        return orjson.loads(data)

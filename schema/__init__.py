@@ -6,8 +6,8 @@ import logging
 
 import strawberry
 from graphql import GraphQLError
-from strawberry.extensions import (AddValidationRules, DisableIntrospection, MaxAliasesLimiter, MaxTokensLimiter,
-                                   ParserCache, QueryDepthLimiter, ValidationCache)
+from strawberry.extensions import (DisableIntrospection, MaxAliasesLimiter, ParserCache, QueryDepthLimiter,
+                                   ValidationCache)
 from strawberry.tools import merge_types
 from strawberry.types import Info
 
@@ -37,6 +37,25 @@ class NodeQuery:
         return await resolver(info, str(id))
 
 
+# The depth and alias limiters make their validation rule classes when constructed; built once
+# here, the rules are the same objects on every request, so the validation cache (keyed by
+# schema, document and rules) hits instead of re-validating every query.
+LIMIT_RULES = (*QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
+               *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules)
+
+
+class RequestLimits(ParserCache, ValidationCache):
+    """Strawberry's ParserCache and ValidationCache plus what MaxTokensLimiter and
+    AddValidationRules(depth, aliases) do, as one extension: one instance and one set of hooks
+    per request instead of four (they cost more than parsing once the caches hit)."""
+
+    def on_operation(self):
+        ec = self.execution_context
+        ec.parse_options["max_tokens"] = MAX_TOKENS
+        ec.validation_rules = ec.validation_rules + LIMIT_RULES
+        yield
+
+
 class QafilaSchema(strawberry.Schema):
     def process_errors(self, errors: list[GraphQLError], execution_context=None) -> None:
         # Expected outcomes are not logged; the rest is logged once by the view with a request id.
@@ -53,17 +72,7 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
             mutations.append(mod.Mutation)
     query = merge_types("Query", tuple(queries))
     mutation = merge_types("Mutation", tuple(mutations)) if mutations else None
-    # The depth and alias limiters make their validation rule classes when constructed; built
-    # once here, the rules are the same objects on every request, so ValidationCache (keyed by
-    # schema, document and rules) hits instead of re-validating every query.
-    limit_rules = [*QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
-                   *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules]
-    extensions = [
-        lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
-        ParserCache,
-        lambda: AddValidationRules(limit_rules),
-        ValidationCache,
-    ]
+    extensions: list = [RequestLimits]
     if production:
         extensions.append(DisableIntrospection)
     schema = QafilaSchema(query=query, mutation=mutation, extensions=extensions)
