@@ -1,11 +1,14 @@
-"""The ceiling of a read on this machine: a bare aiohttp handler doing only what any
-authenticated, rate-limited read must -- one Redis call (Qafila's own gate script: key lookup,
-counter, marker) and one PostgreSQL read by primary key (asyncpg, no ORM) -- then orjson.
+"""The ceiling of a read and of a create on this machine: bare aiohttp handlers doing only what
+any authenticated, rate-limited request must. GET: one Redis call (Qafila's own gate script:
+key lookup, counter, marker) and one PostgreSQL read by primary key (asyncpg, no ORM), then
+orjson. POST: the same plus one single-row INSERT (an event row) -- fewer statements and rows
+than a payment create writes, so a real create is slower still.
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python bench/ceiling_server.py PORT PROCESSES PAYMENT_ID
 
-No service can serve GET /api/payments/:id faster than this with both round trips; bench/run.py
-prints it next to the service so a ratio goal can be judged against what the machine allows."""
+No service can serve GET /api/payments/:id (or create a payment) faster than this with these
+round trips; bench/run.py prints it next to the service so a ratio goal can be judged against
+what the machine allows."""
 import os
 import sys
 
@@ -44,10 +47,24 @@ async def read(request: web.Request) -> web.Response:
     return web.Response(body=orjson.dumps(dict(row), default=str), content_type="application/json")
 
 
+async def create(request: web.Request) -> web.Response:
+    app = request.app
+    await request.read()
+    await app["gate"](keys=["ceiling:entry", "ceiling:count", "ceiling:mark"], args=[65000, 120000])
+    row = await app["pool"].fetchrow("SELECT * FROM payments WHERE id = $1", app["payment_id"])
+    event_id = "evt_ceiling_" + os.urandom(12).hex()
+    await app["pool"].execute(
+        "INSERT INTO events (id, merchant_id, livemode, type, object_id, data, created_at, fanned_out) "
+        "VALUES ($1, $2, $3, 'payment.created', $4, $5, now(), TRUE)",
+        event_id, row["merchant_id"], row["livemode"], row["id"], orjson.dumps({"id": row["id"]}).decode())
+    return web.Response(body=orjson.dumps({"id": event_id}), content_type="application/json")
+
+
 if __name__ == "__main__":
     app = web.Application()
     app["payment_id"] = sys.argv[3]
     app.on_startup.append(start)
     app.on_cleanup.append(stop)
     app.router.add_get("/{tail:.*}", read)
+    app.router.add_post("/{tail:.*}", create)
     serve(app, int(sys.argv[1]), int(sys.argv[2]))

@@ -212,10 +212,17 @@ def main() -> None:
             ceiling = _spawn_group([sys.executable, os.path.join(HERE, "ceiling_server.py"), str(port),
                                     str(args.workers), get["path"].rsplit("/", 1)[1]])
             wait_http(f"http://127.0.0.1:{port}/")
-            got = measure(f"http://127.0.0.1:{port}{get['path']}", "GET", None, {}, args.seconds, args.concurrency, tmp)
-            ratio = got["rps"] / baselines[get["name"]]["rps"]
-            print(f"{'ceiling: bare 1 Redis + 1 PostgreSQL read':44} {got['rps']:9.0f} {got['p50_ms']:8.2f} "
-                  f"{got['p99_ms']:8.2f} {got['errors']:7d} {ratio:6.1%}", flush=True)
+            for s in scenarios:
+                if s["name"] not in baselines or s["name"] not in ("GET /api/payments/:id", "POST /api/payments/create"):
+                    continue
+                label = ("ceiling: bare 1 Redis + 1 PostgreSQL read" if s["method"] == "GET"
+                         else "ceiling: bare 1 Redis + 1 read + 1 INSERT")
+                body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
+                got = measure(f"http://127.0.0.1:{port}{s['path']}", s["method"], body,
+                              {"Content-Type": "application/json"}, args.seconds, args.concurrency, tmp)
+                ratio = got["rps"] / baselines[s["name"]]["rps"]
+                print(f"{label:44} {got['rps']:9.0f} {got['p50_ms']:8.2f} {got['p99_ms']:8.2f} "
+                      f"{got['errors']:7d} {ratio:6.1%}", flush=True)
     finally:
         if service:
             service.terminate()
