@@ -19,17 +19,13 @@ from aiohttp import web
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from raw_server import serve  # noqa: E402  (this directory is on the path)
+from app.backend import _PooledConnection  # noqa: E402  (the service's pooled connection)
 from services.infra.kv import _GET_INCR_MARK_SCRIPT  # noqa: E402
-
-
-class _Connection(asyncpg.Connection):
-    def get_reset_query(self) -> str:           # as app/backend.py's pool
-        return ""
 
 
 async def start(app: web.Application) -> None:
     app["pool"] = await asyncpg.create_pool(os.environ["DATABASE_URL"], min_size=2, max_size=20,
-                                            connection_class=_Connection)
+                                            connection_class=_PooledConnection)
     app["redis"] = redis.from_url(os.environ["REDIS_URL"], decode_responses=True)
     await app["redis"].set("ceiling:entry", "key_x|mer_x|secret|test")
     app["gate"] = app["redis"].register_script(_GET_INCR_MARK_SCRIPT)
