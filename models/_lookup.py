@@ -76,6 +76,17 @@ async def query(model: type[Model], template: str, values: Sequence[Any]) -> lis
     return [dict(r) for r in found]
 
 
+async def execute(model: type[Model], template: str, values: Sequence[Any]) -> int:
+    """A hand-written write on `model`'s connection; answers the number of rows it changed."""
+    db = model._meta.db
+    key = (template, db.capabilities.dialect)
+    sql = _SQL.get(key)
+    if sql is None:
+        sql = _SQL[key] = _numbered(template, db.capabilities.dialect)
+    count, _ = await db.execute_query(sql, list(values))
+    return count
+
+
 def db_value(model: type[Model], field: str, value: Any) -> Any:
     """`value` as the database stores `model.field` (for hand-written queries)."""
     return model._meta.fields_map[field].to_db_value(value, model)

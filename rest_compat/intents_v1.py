@@ -113,20 +113,20 @@ async def test_cod_returned(call: Call) -> dict:
 
 
 ROUTES: list[Route] = [
-    Route("POST", "/payments/intent", payments_create, status=201, summary="Create a payment intent",
+    Route("POST", "/payments/intent", payments_create, status=201, idempotency="service", summary="Create a payment intent",
           request_fields=("amount", "currency", "payment_method", "crypto_asset", "crypto_network", "merchant_id",
                           "customer_id", "order_id", "description", "statement_descriptor", "metadata",
                           "cod_address", "split", "locale", "idempotency_key"),
           response_fields=("id", "object", "status", "amount", "currency", "fee", "net_amount", "settlement_date",
                            "checkout_url", "client_secret", "expires_at")),
-    Route("POST", "/payments/{id}/confirm", payments_confirm, auth="key_or_publishable",
+    Route("POST", "/payments/{id}/confirm", payments_confirm, auth="key_or_publishable", idempotency="service",
           summary="Confirm a payment intent (publishable key with client_secret)",
           request_fields=("payment_method_id", "return_url", "client_secret", "idempotency_key"),
           response_fields=("id", "status", "next_action", "succeeded_at", "receipt_url")),
     Route("GET", "/payments/{id}", payments_retrieve, auth="key_or_publishable", summary="Retrieve a payment intent"),
     Route("GET", "/payments", payments_list, summary="List payment intents",
           response_fields=("object", "data", "has_more", "next_cursor", "total_count")),
-    Route("POST", "/payments/{id}/cancel", payments_cancel, summary="Cancel an unpaid payment intent",
+    Route("POST", "/payments/{id}/cancel", payments_cancel, idempotency="service", summary="Cancel an unpaid payment intent",
           request_fields=("cancellation_reason", "idempotency_key")),
     Route("POST", "/payment_methods", payment_methods_create, auth="key_or_publishable",
           summary="Tokenize a card", request_fields=("type", "card"), response_fields=("id", "card")),

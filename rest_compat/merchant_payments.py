@@ -130,7 +130,7 @@ ROUTES: list[Route] = [
           response_fields=("id", "name", "strategy", "status")),
     Route("PUT", "/routing/rules/{id}", routing_rules_update, summary="Update a routing rule",
           request_fields=("name", "priority"), response_fields=("id", "name", "strategy", "priority")),
-    Route("POST", "/payments/create", payments_create, summary="Create a payment",
+    Route("POST", "/payments/create", payments_create, idempotency="service", summary="Create a payment",
           request_fields=("amount", "currency", "routing", "payment_method", "customer", "metadata"),
           response_fields=("id", "status", "amount", "currency", "provider", "routing_decision", "risk_score",
                            "created_at")),

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from services import auth, ratelimit
+from services import auth, idempotency, ratelimit
 from services.errors import DomainError, NotFound, ValidationError
 from services.principal import Principal
 
@@ -62,7 +62,9 @@ class Call:
 
     @property
     def idempotency_key(self) -> str | None:
-        return self.request.headers.get("X-Idempotency-Key") or None
+        """`Idempotency-Key` (the common name) or `X-Idempotency-Key` (the documented one); both
+        given and different is a 400."""
+        return idempotency_header(self.request)
 
     async def body(self) -> dict:
         """The JSON object sent; an empty body is {}; anything else is 400 with no param."""
@@ -81,6 +83,14 @@ class Call:
         return self._body
 
 
+def idempotency_header(request: web.Request) -> str | None:
+    plain = request.headers.get("Idempotency-Key") or None
+    x = request.headers.get("X-Idempotency-Key") or None
+    if plain and x and plain != x:
+        raise ValidationError("Idempotency-Key and X-Idempotency-Key differ", param="idempotency_key")
+    return idempotency.check_key(x or plain, "Idempotency-Key")
+
+
 Handler = Callable[[Call], Awaitable[Any]]
 
 
@@ -95,6 +105,9 @@ class Route:
     request_fields: tuple[str, ...] = ()
     response_fields: tuple[str, ...] = ()
     tags: tuple[str, ...] = field(default_factory=tuple)
+    # POSTs honour an idempotency key: "route" stores the answer with the route's writes (one
+    # transaction); "service" when the service function guards itself (payments, intents).
+    idempotency: str = "route"
 
 
 ErrorRenderer = Callable[[DomainError, str], dict]
@@ -171,7 +184,12 @@ def _wrap(iface: Interface, route: Route):
         if not state.allowed:
             raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                               headers=state.headers())
-        result = await route.handler(Call(request, principal))
+        call = Call(request, principal)
+        key = call.idempotency_key if route.method == "POST" else None
+        if key and isinstance(principal, Principal) and route.idempotency == "route":
+            result = await _idempotent(iface, route, call, key)
+        else:
+            result = await route.handler(call)
         if isinstance(result, web.StreamResponse):
             result.headers.update(state.headers())
             return result
@@ -179,6 +197,25 @@ def _wrap(iface: Interface, route: Route):
 
     handle.__name__ = route.handler.__name__
     return handle
+
+
+async def _idempotent(iface: Interface, route: Route, call: Call, key: str) -> Any:
+    """A keyed POST of a route whose service does not guard itself: the shaped answer is
+    stored (secrets removed) in the same transaction as the route's writes and replayed."""
+    body = await call.body()
+
+    async def execute():
+        result = await route.handler(call)
+        if isinstance(result, web.StreamResponse):
+            raise ValidationError("This operation does not take an idempotency key", param="idempotency_key")
+        return result
+
+    async def decode(stored):
+        return stored
+    return await idempotency.run(
+        principal=call.principal, operation=f"{iface.name}:{route.method} {route.path}", key=key,
+        params={"path": call.params, "body": body}, execute=execute,
+        encode=idempotency.redact, decode=decode)
 
 
 def openapi_paths(iface: Interface) -> dict:

@@ -1,35 +1,55 @@
-"""A reusable idempotency guard.
+"""Exactly-once operations under an idempotency key, across crashes and processes.
 
-Key from `X-Idempotency-Key` or an `idempotency_key` field; scope merchant + mode + operation;
-a fingerprint of the parameters. The first outcome (a result or a DomainError) is stored for
-24 hours and replayed; other parameters under the same key -> 409 `idempotency_conflict`; a
-request still in flight under the same key -> 409, and nothing is stored for it. An unexpected
-exception stores nothing, so the client may retry.
+Key from `Idempotency-Key` / `X-Idempotency-Key` or an `idempotency_key` field; scope merchant +
+mode + operation; a keyed fingerprint of the parameters. The key's row (`idempotency_keys`) is
+the lock and the record at once:
 
-What is stored is small and protocol-neutral (usually the created object's id), so REST and
-GraphQL replay the same outcome in their own shape.
+1. A transaction starts by claiming the key: `INSERT ... ON CONFLICT DO NOTHING`. A concurrent
+   request with the same key waits for the first transaction (at most `IN_FLIGHT_WAIT` seconds
+   on PostgreSQL, then 409 "still being processed"); once the first commits, it replays.
+2. The operation runs inside that transaction; its outcome (the created object's id, or a
+   DomainError it ended with, such as a decline) is written into the row before COMMIT. So the
+   object and the key commit together or not at all.
+3. A process killed mid-request never commits: its claim vanishes with its connection and the
+   retry runs the operation afresh -- no two objects, no stale "in flight" lock to wait out.
+
+Other parameters under a used key -> 409 `idempotency_conflict`. A 5xx, 409 or 429 stores
+nothing, so the client may retry. What is stored is small and protocol-neutral (usually the
+created object's id), so REST and GraphQL replay the same outcome in their own shape; secrets
+are never stored (see `redact`).
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import orjson
+from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
+from models.idempotency import IdempotencyKey
 from services.errors import DomainError, IdempotencyConflict, ValidationError
+from services.infra.db import LOCK_NOT_AVAILABLE, sqlstate
 from services.infra.runtime import runtime
 from services.principal import Principal
 
 T = TypeVar("T")
 
-TTL_SECONDS = 24 * 3600
-IN_FLIGHT_SECONDS = 120      # a crashed request frees its key after this long
 MAX_KEY_LEN = 255
+IN_FLIGHT_WAIT = "250ms"       # PostgreSQL lock_timeout while waiting for a concurrent holder
+SECRET_FIELDS = ("key", "secret", "client_secret")
+
+_IN_FLIGHT = "A request with this idempotency key is still being processed; retry shortly"
+_REUSED = "This idempotency key was already used with different parameters"
 
 
 def fingerprint(params: Any) -> str:
-    return hashlib.sha256(orjson.dumps(params, option=orjson.OPT_SORT_KEYS, default=str)).hexdigest()
+    """A keyed hash: parameters may hold card data, so an unkeyed hash would be guessable."""
+    secret = runtime().config.secret_key.encode()
+    return hmac.new(secret, orjson.dumps(params, option=orjson.OPT_SORT_KEYS, default=str),
+                    hashlib.sha256).hexdigest()
 
 
 def check_key(key: Any, param: str = "idempotency_key") -> str | None:
@@ -41,51 +61,141 @@ def check_key(key: Any, param: str = "idempotency_key") -> str | None:
     return key
 
 
+def redact(value: Any) -> Any:
+    """A response as it may be stored: secret fields (an API key's value, a signing secret)
+    are dropped; a replay answers without them."""
+    if isinstance(value, dict):
+        return {k: redact(v) for k, v in value.items() if k not in SECRET_FIELDS}
+    if isinstance(value, list):
+        return [redact(v) for v in value]
+    return value
+
+
+_running: set[str] = set()       # keys this process is executing now
+
+
+class _Taken(Exception):
+    """The key's row exists (committed by another request) or is held by one in flight."""
+
+    def __init__(self, in_flight: bool):
+        self.in_flight = in_flight
+
+
+def _row_id(principal: Principal, operation: str, key: str) -> str:
+    return hashlib.sha256(f"{principal.merchant_id}\0{principal.mode}\0{operation}\0{key}".encode()).hexdigest()
+
+
+def _storable(exc: DomainError) -> bool:
+    return exc.status < 500 and exc.status not in (409, 429)
+
+
+_CLAIM_SQL = ('INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
+              '"fingerprint", "outcome", "created_at") VALUES ({}, {}, {}, {}, {}, {}, NULL, {}) '
+              'ON CONFLICT ("id") DO NOTHING')
+_FINISH_SQL = 'UPDATE "idempotency_keys" SET "outcome" = {} WHERE "id" = {}'
+
+
+async def _claim(row_id: str, principal: Principal, operation: str, key: str, fp: str) -> None:
+    db = IdempotencyKey._meta.db
+    postgres = db.capabilities.dialect == "postgres"
+    now = runtime().clock.now()
+    values = [row_id, principal.merchant_id, principal.livemode, operation[:100], key, fp,
+              lookup.db_value(IdempotencyKey, "created_at", now)]
+    if postgres:
+        # Wait briefly for a concurrent holder of the same key, then answer "in flight".
+        await db.execute_query(f"SET LOCAL lock_timeout = '{IN_FLIGHT_WAIT}'")
+    try:
+        if postgres:   # the driver reports no row count for INSERT: count the RETURNING rows
+            got = len(await lookup.query(IdempotencyKey, f'WITH c AS ({_CLAIM_SQL} RETURNING "id") SELECT 1 FROM c',
+                                         values))
+        else:
+            got = await lookup.execute(IdempotencyKey, _CLAIM_SQL, values)
+    except Exception as exc:
+        if sqlstate(exc) == LOCK_NOT_AVAILABLE:
+            raise _Taken(in_flight=True) from None
+        raise
+    if postgres:
+        await db.execute_query("SET LOCAL lock_timeout = DEFAULT")
+    if not got:
+        raise _Taken(in_flight=False)
+
+
+async def _finish(row_id: str, outcome: dict) -> None:
+    await lookup.execute(IdempotencyKey, _FINISH_SQL,
+                       [orjson.dumps(outcome, default=str).decode(), row_id])
+
+
+async def _replay(row_id: str, fp: str, decode: Callable[[Any], Awaitable[T]]) -> T:
+    row = await lookup.first(IdempotencyKey, id=row_id)
+    if row is None or row.outcome is None:
+        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key")
+    if not hmac.compare_digest(row.fingerprint, fp):
+        raise IdempotencyConflict(_REUSED, param="idempotency_key")
+    outcome = row.outcome
+    if "error" in outcome:
+        e = outcome["error"]
+        err = DomainError(e["message"], code=e["code"], param=e.get("param"), status=e["status"])
+        err.type = e.get("type", err.type)
+        for name, value in (e.get("extra") or {}).items():
+            setattr(err, name, value)
+        raise err
+    return await decode(outcome["result"])
+
+
+def _error_record(exc: DomainError) -> dict:
+    extra = {k: getattr(exc, k) for k in ("decline_code",) if getattr(exc, k, None) is not None}
+    return {"error": {"message": exc.message, "code": exc.code, "param": exc.param, "status": exc.status,
+                      "type": exc.type, "extra": extra}}
+
+
 async def run(*, principal: Principal, operation: str, key: str | None, params: Any,
               execute: Callable[[], Awaitable[T]], encode: Callable[[T], Any],
               decode: Callable[[Any], Awaitable[T]]) -> T:
-    """Run `execute` once per key. `encode` turns its result into what is stored; `decode`
-    turns a stored value back into a result on replay."""
+    """Run `execute` once per key, in one transaction with the key's row. `encode` turns its
+    result into what is stored; `decode` turns a stored value back into a result on replay."""
     key = check_key(key)
     if key is None:
         return await execute()
-    kv = runtime().kv
-    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
-    slot = f"idem:{principal.merchant_id}:{principal.mode}:{operation}:{digest}"
+    row_id = _row_id(principal, operation, key)
     fp = fingerprint(params)
-    claim = orjson.dumps({"fp": fp, "state": "in_flight"}).decode()
-    if not await kv.set(slot, claim, ttl=IN_FLIGHT_SECONDS, nx=True):
-        raw = await kv.get(slot)
-        if raw is None:           # expired between the two calls: treat as in flight
-            raise IdempotencyConflict("A request with this idempotency key is still being processed",
-                                      param="idempotency_key")
-        record = orjson.loads(raw)
-        if record["fp"] != fp:
-            raise IdempotencyConflict("This idempotency key was already used with different parameters",
-                                      param="idempotency_key")
-        if record["state"] == "in_flight":
-            raise IdempotencyConflict("A request with this idempotency key is still being processed",
-                                      param="idempotency_key")
-        if "error" in record:
-            e = record["error"]
-            err = DomainError(e["message"], code=e["code"], param=e.get("param"), status=e["status"])
-            err.type = e.get("type", err.type)
-            raise err
-        return await decode(record["result"])
+    if row_id in _running:         # in flight in this very process: no need to ask the database
+        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key")
+    _running.add(row_id)
     try:
-        result = await execute()
-    except DomainError as exc:
-        if exc.status >= 500 or exc.status in (409, 429):
-            await kv.delete(slot)
-        else:
-            done = {"fp": fp, "state": "done", "error": {"message": exc.message, "code": exc.code,
-                                                         "param": exc.param, "status": exc.status,
-                                                         "type": exc.type}}
-            await kv.set(slot, orjson.dumps(done).decode(), ttl=TTL_SECONDS)
-        raise
-    except BaseException:
-        await kv.delete(slot)
-        raise
-    done = {"fp": fp, "state": "done", "result": encode(result)}
-    await kv.set(slot, orjson.dumps(done, default=str).decode(), ttl=TTL_SECONDS)
+        return await _run_claimed(row_id, principal, operation, key, fp, execute, encode, decode)
+    finally:
+        _running.discard(row_id)
+
+
+async def _run_claimed(row_id, principal, operation, key, fp, execute, encode, decode):
+    failure: DomainError | None = None
+    try:
+        async with in_transaction(IdempotencyKey._meta.default_connection):
+            await _claim(row_id, principal, operation, key, fp)
+            try:
+                result = await execute()
+            except DomainError as exc:
+                if not _storable(exc):
+                    raise
+                failure = exc          # e.g. a decline: the failed payment and this outcome commit
+                await _finish(row_id, _error_record(exc))
+            else:
+                await _finish(row_id, {"result": encode(result)})
+    except _Taken as taken:
+        if taken.in_flight:
+            raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key") from None
+        return await _replay(row_id, fp, decode)
+    if failure is not None:
+        raise failure
     return result
+
+
+async def prune(*, older_than_hours: int = 24 * 7, batch: int = 1000) -> int:
+    """Forget keys older than a week (Stripe keeps them 24 hours; we keep them longer)."""
+    from datetime import timedelta
+
+    cutoff = runtime().clock.now() - timedelta(hours=older_than_hours)
+    ids = await IdempotencyKey.filter(created_at__lt=cutoff).limit(batch).values_list("id", flat=True)
+    if not ids:
+        return 0
+    return await IdempotencyKey.filter(id__in=list(ids)).delete()

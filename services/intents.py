@@ -23,6 +23,7 @@ from models.intents import IntentSplit, PaymentIntent
 from services import cards, crypto, events, idempotency, ledger, pricing, routing, settlement
 from services.errors import Conflict, DomainError, InvalidState, NotFound, ValidationError
 from services.ids import new_id
+from services.infra import db
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
 from services.payment_methods import resolve_payment_method
@@ -456,20 +457,27 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
 async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[str, ...] = (),
                       ledger_success: bool = False) -> PaymentIntent:
     """Apply `changes` only if nobody changed the intent meanwhile (optimistic version check),
-    and write its events (and ledger postings) in the same transaction."""
-    async with in_transaction():
-        updated = await PaymentIntent.filter(id=intent.id, version=intent.version).update(
-            **changes, version=intent.version + 1)
-        if not updated:
-            raise Conflict("The payment intent changed meanwhile; retrieve it and retry", code="conflict")
-        for k, v in changes.items():
+    and write its events (and ledger postings) in the same transaction. A deadlock or
+    serialization failure (PostgreSQL) runs the transaction again, never a 500."""
+    before = {k: getattr(intent, k) for k in (*changes, "version")}
+
+    async def attempt() -> PaymentIntent:
+        for k, v in before.items():           # a failed attempt may have changed the object
             setattr(intent, k, v)
-        intent.version += 1
-        if ledger_success:
-            await _post_success(intent)
-        for t in events_:
-            await _emit(intent, t)
-    return intent
+        async with in_transaction():
+            updated = await PaymentIntent.filter(id=intent.id, version=intent.version).update(
+                **changes, version=intent.version + 1)
+            if not updated:
+                raise Conflict("The payment intent changed meanwhile; retrieve it and retry", code="conflict")
+            for k, v in changes.items():
+                setattr(intent, k, v)
+            intent.version += 1
+            if ledger_success:
+                await _post_success(intent)
+            for t in events_:
+                await _emit(intent, t)
+        return intent
+    return await db.retrying(attempt, what=f"intent {intent.id}")
 
 
 def _success_changes(intent: PaymentIntent, now: datetime, market: str) -> dict:
@@ -609,8 +617,11 @@ async def _post_success(intent: PaymentIntent) -> None:
                       source_id=intent.id)
     if not intent.split:
         return
-    # Serialize balance checks of this payer (a row lock on PostgreSQL).
-    await Merchant.select_for_update().filter(id=intent.merchant_id).first()
+    # Serialize balance checks of this payer (a row lock on PostgreSQL). NO KEY UPDATE: the
+    # ledger rows written here (and by concurrent payments) take KEY SHARE locks on the merchants
+    # they name, which a plain FOR UPDATE conflicts with -- two split confirms of one payer then
+    # deadlocked. The payer is the only row locked, so there is no order to get wrong.
+    await Merchant.select_for_update(no_key=True).filter(id=intent.merchant_id).first()
     total = sum(s["amount"] for s in intent.split)
     bal = await ledger.merchant_balance(merchant_id=intent.merchant_id, livemode=intent.livemode)
     if bal.get(intent.currency, 0) < total:

@@ -1,6 +1,7 @@
 """Rate limits, idempotency, bad input, unexpected errors, CORS."""
 import asyncio
 import logging
+import os
 
 import pytest
 
@@ -53,14 +54,27 @@ async def test_rate_limit_counts_atomically_under_concurrency(client, merchant):
 P = Principal(merchant_id="mer_idem", livemode=False, kind="secret", key_id="key_idem")
 
 
+@pytest.fixture
+async def idem_merchant(client, clock):
+    """Keys are stored with their merchant (a foreign key): the principal above names a real one."""
+    from models.core import Merchant
+    await Merchant.get_or_create(id="mer_idem", defaults={"email": "idem@example.com", "name": "Idem",
+                                                          "created_at": clock.now()})
+
+
+RUN = os.urandom(4).hex()     # keys are durable: a run on the same database must not meet old ones
+
+
 async def _run(key, params, execute, principal=P):
+    if key and len(key) < 200:
+        key = f"{RUN}-{key}"
     async def decode(stored):
         return {"replayed": stored}
     return await idempotency.run(principal=principal, operation="test.op", key=key, params=params,
                                  execute=execute, encode=lambda r: r["id"], decode=decode)
 
 
-async def test_idempotency_replays_the_first_outcome(client):
+async def test_idempotency_replays_the_first_outcome(client, idem_merchant):
     calls = []
 
     async def execute():
@@ -75,7 +89,7 @@ async def test_idempotency_replays_the_first_outcome(client):
     assert await _run(None, {"amount": 100}, execute) == {"id": "obj_3"}
 
 
-async def test_idempotency_conflict_on_other_parameters(client):
+async def test_idempotency_conflict_on_other_parameters(client, idem_merchant):
     async def execute():
         return {"id": "obj_a"}
     await _run("k-2", {"amount": 100}, execute)
@@ -84,7 +98,7 @@ async def test_idempotency_conflict_on_other_parameters(client):
     assert e.value.status == 409 and e.value.code == "idempotency_conflict"
 
 
-async def test_idempotency_in_flight_request_is_409_and_stores_nothing(client):
+async def test_idempotency_in_flight_request_is_409_and_stores_nothing(client, idem_merchant):
     started, release = asyncio.Event(), asyncio.Event()
 
     async def slow():
@@ -101,7 +115,7 @@ async def test_idempotency_in_flight_request_is_409_and_stores_nothing(client):
     assert await _run("k-3", {"a": 1}, slow) == {"replayed": "obj_slow"}
 
 
-async def test_idempotency_replays_a_domain_error_but_not_an_unexpected_one(client):
+async def test_idempotency_replays_a_domain_error_but_not_an_unexpected_one(client, idem_merchant):
     async def decline():
         raise PaymentDeclined("Card declined")
     for _ in range(2):
@@ -119,7 +133,7 @@ async def test_idempotency_replays_a_domain_error_but_not_an_unexpected_one(clie
     assert await _run("k-5", {"a": 1}, ok) == {"id": "obj_retry"}
 
 
-async def test_idempotency_key_must_be_sane(client):
+async def test_idempotency_key_must_be_sane(client, idem_merchant):
     async def execute():
         return {"id": "x"}
     with pytest.raises(DomainError) as e:
