@@ -67,10 +67,9 @@ def _settings() -> Settings:
         raise SystemExit(2) from None
 
 
-def _logging() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    logging.getLogger("tortoise").setLevel(logging.WARNING)
-    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+def _logging(fmt: str = "text") -> None:
+    from app import logs
+    logs.configure(fmt)
 
 
 def _embedded_lock(settings: Settings):
@@ -116,7 +115,7 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
     runners = []
     try:
         for app, port in ((main_app, args.port), (crm_app, args.crm_port)):
-            runner = web.AppRunner(app, access_log=log if settings.access_log else None)
+            runner = web.AppRunner(app, access_log=None)    # app.logs writes the access lines
             await runner.setup()
             await web.TCPSite(runner, args.host, port, reuse_port=args.workers > 1).start()
             runners.append(runner)
@@ -195,6 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     _logging()
     settings = _settings()
+    _logging(settings.log_format)
 
     if args.command == "serve":
         if args.workers < 1:

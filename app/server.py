@@ -10,7 +10,7 @@ import aiohttp_cors
 from aiohttp import web
 
 from app.backend import Backend
-from app import webhook_sender
+from app import logs, webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
@@ -99,7 +99,7 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     one (kind="crm": its own /api, /graphql, /health). Without a shared `backend` the app
     owns one and starts/stops it with its cleanup context."""
     settings = settings or (backend.settings if backend else load_settings())
-    app = web.Application(middlewares=[request_id_middleware])
+    app = web.Application(middlewares=[logs.access_middleware_factory(settings.access_log), request_id_middleware])
     app[SETTINGS] = settings
     webhook_sender.install()           # services deliver webhooks through aiohttp
     owned = backend is None

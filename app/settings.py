@@ -26,9 +26,18 @@ class Settings:
     cors_origins: list[str] = field(default_factory=list)
     var_dir: Path = Path("./var")
     migrate_on_start: bool = True
-    access_log: bool = False
+    access_log: bool = True            # QAFILA_ACCESS_LOG=0 turns the per-request line off
+    log_format: str = "text"           # QAFILA_LOG_FORMAT: text | json
     rate_limit_scale: int = 1
     messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
+    # Capacity and slow-client limits (see `capacity_settings`).
+    redis_pool_size: int = 50              # QAFILA_REDIS_POOL_SIZE: Redis connections per process
+    db_pool_size: int = 20                 # QAFILA_DB_POOL_SIZE: PostgreSQL connections per process
+    pool_timeout: float = 5.0              # QAFILA_POOL_TIMEOUT: wait for a pooled connection, then 503
+    header_timeout: float = 10.0           # QAFILA_HEADER_TIMEOUT: a request head must arrive within it
+    body_timeout: float = 30.0             # QAFILA_BODY_TIMEOUT: a request body must arrive within it
+    max_connections: int = 1000            # QAFILA_MAX_CONNECTIONS: open client connections per process
+    max_connections_per_client: int = 256  # QAFILA_MAX_CONNECTIONS_PER_CLIENT: per client address, 0 = no limit
 
     @property
     def embedded_store(self) -> bool:
@@ -82,6 +91,50 @@ def messaging_settings(e: dict[str, str], env: str) -> dict[str, str]:
     return out
 
 
+def _log_format(value: str) -> str:
+    value = value.strip().lower() or "text"
+    if value not in ("text", "json"):
+        raise SettingsError(f"QAFILA_LOG_FORMAT={value!r} is not valid: expected text or json")
+    return value
+
+
+def _number(e: dict[str, str], name: str, default: float, low: float, high: float, *, integer: bool,
+            what: str) -> float:
+    raw = e.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if integer else float(raw)
+    except ValueError:
+        value = None
+    if value is None or value != value or not low <= value <= high:
+        kind = "an integer" if integer else "a number of seconds"
+        def show(v: float) -> str:
+            return str(int(v)) if float(v).is_integer() else f"{v:g}"
+        raise SettingsError(f"{name}={raw!r} is not valid: expected {kind} from {show(low)} to {show(high)} ({what})")
+    return value
+
+
+def capacity_settings(e: dict[str, str]) -> dict:
+    """Pool sizes, the pool wait, and the slow-client limits of the HTTP server."""
+    return {
+        "redis_pool_size": _number(e, "QAFILA_REDIS_POOL_SIZE", 50, 1, 10000, integer=True,
+                                   what="Redis connections per process"),
+        "db_pool_size": _number(e, "QAFILA_DB_POOL_SIZE", 20, 1, 1000, integer=True,
+                                what="PostgreSQL connections per process"),
+        "pool_timeout": _number(e, "QAFILA_POOL_TIMEOUT", 5.0, 0.05, 300, integer=False,
+                                what="how long a request waits for a pooled connection before a 503"),
+        "header_timeout": _number(e, "QAFILA_HEADER_TIMEOUT", 10.0, 0.05, 3600, integer=False,
+                                  what="time for a client to send a complete request head"),
+        "body_timeout": _number(e, "QAFILA_BODY_TIMEOUT", 30.0, 0.05, 3600, integer=False,
+                                what="time for a client to send a request body"),
+        "max_connections": _number(e, "QAFILA_MAX_CONNECTIONS", 1000, 1, 1000000, integer=True,
+                                   what="open client connections per process"),
+        "max_connections_per_client": _number(e, "QAFILA_MAX_CONNECTIONS_PER_CLIENT", 256, 0, 1000000,
+                                              integer=True, what="per client address; 0 means no limit"),
+    }
+
+
 def load_settings(environ: dict[str, str] | None = None) -> Settings:
     e = dict(os.environ if environ is None else environ)
     env = e.get("QAFILA_ENV", "development").strip() or "development"
@@ -117,5 +170,6 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     return Settings(env=env, rate_limit_scale=int(scale), database_url=database_url, redis_url=redis_url,
                     secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
                     public_url=public_url, pay_url=pay_url, smtp_url=smtp_url, cors_origins=origins,
-                    var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "") in ("1", "true", "yes"),
-                    messaging=messaging_settings(e, env))
+                    var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
+                    log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")),
+                    messaging=messaging_settings(e, env), **capacity_settings(e))
