@@ -16,6 +16,7 @@ from app.crm_http import AiohttpSender
 from app.settings import Settings
 from models import tortoise_config
 from services.infra import runtime as rt_mod
+from services.infra import faults
 from services.infra.clock import Clock
 from services.infra.kv import open_store
 from services.infra.mail import Mailer
@@ -64,18 +65,23 @@ def db_url_for(settings: Settings) -> str:
         if "?" not in url:
             url += "?busy_timeout=10000"
     elif "maxsize=" not in url:
-        # Tortoise's default pool (1..5) queues requests behind each other under load.
-        url += ("&" if "?" in url else "?") + "minsize=2&maxsize=20"
+        # Tortoise's default pool (1..5) queues requests behind each other under load; the size
+        # is QAFILA_DB_POOL_SIZE (a `maxsize=` in DATABASE_URL wins).
+        size = settings.db_pool_size
+        url += ("&" if "?" in url else "?") + f"minsize={min(2, size)}&maxsize={size}"
     return url
 
 
 def db_config(settings: Settings) -> dict:
-    """The Tortoise configuration; PostgreSQL connections come from `_PooledConnection`."""
+    """The Tortoise configuration; PostgreSQL connections come from `_PooledConnection`, through
+    app.pg_engine (a wait for a pooled connection is bounded by QAFILA_POOL_TIMEOUT)."""
     url = db_url_for(settings)
     if url.startswith("sqlite"):
         return tortoise_config(url)
     connection = expand_db_url(url)
+    connection["engine"] = "app.pg_engine"
     connection["credentials"]["connection_class"] = _PooledConnection
+    connection["credentials"]["acquire_timeout"] = settings.pool_timeout
     return tortoise_config(connection)
 
 
@@ -95,7 +101,8 @@ class Backend:
                                  public_url=settings.public_url, pay_url=settings.pay_url,
                                  rate_limit_scale=settings.rate_limit_scale,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
-            kv=open_store(settings.redis_url),
+            kv=open_store(settings.redis_url, pool_size=settings.redis_pool_size,
+                          pool_timeout=settings.pool_timeout),
             clock=clock or Clock(),
             mailer=mailer or Mailer(smtp_url=settings.smtp_url),
             http=AiohttpSender(),
@@ -103,6 +110,8 @@ class Backend:
         self.started = False
 
     async def start(self) -> None:
+        # While PostgreSQL or Redis is down, asyncpg's pool and the workers log one line per retry.
+        faults.quiet_outage_tracebacks("asyncpg.pool", "qafila.workers")
         if self.settings.migrate_on_start:
             await migrate_database(self.settings)
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)

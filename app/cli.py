@@ -12,8 +12,6 @@ import os
 import signal
 import sys
 
-from aiohttp import web
-
 from app.backend import Backend, migrate_database
 from app.settings import Settings, SettingsError, load_settings
 
@@ -106,19 +104,16 @@ async def _demo(backend: Backend) -> dict:
 async def _serve(args, settings: Settings, index: int = 0) -> None:
     """One serving process. With --workers N, N of these share the ports (SO_REUSEPORT, the
     kernel spreads connections); only the first runs the background workers."""
-    from app.server import create_app
+    from app.serving import raise_open_files_limit, start_servers
 
+    raise_open_files_limit(settings)
     backend = Backend(settings)
     await backend.start()
-    main_app = create_app(settings, backend=backend, workers=index == 0)
-    crm_app = create_app(settings, kind="crm", backend=backend)
-    runners = []
+    servers = None
     try:
-        for app, port in ((main_app, args.port), (crm_app, args.crm_port)):
-            runner = web.AppRunner(app, access_log=None)    # app.logs writes the access lines
-            await runner.setup()
-            await web.TCPSite(runner, args.host, port, reuse_port=args.workers > 1).start()
-            runners.append(runner)
+        # Header and body timeouts and connection limits (app.serving); app.logs writes the access lines.
+        servers = await start_servers(settings, backend, host=args.host, port=args.port, crm_port=args.crm_port,
+                                      workers=index == 0, reuse_port=args.workers > 1)
         main_url, crm_url = f"http://{args.host}:{args.port}", f"http://{args.host}:{args.crm_port}"
         if args.demo and index == 0:
             demo = await _demo(backend)
@@ -136,8 +131,8 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
     finally:
-        for runner in runners:
-            await runner.cleanup()
+        if servers is not None:
+            await servers.close()
         await backend.stop()
 
 

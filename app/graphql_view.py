@@ -8,11 +8,12 @@ import orjson
 from aiohttp import web
 from strawberry.aiohttp.views import GraphQLView
 
-from rest_compat.routing import client_address, json_response, request_id
+from rest_compat.routing import client_address, json_response, outage_error, request_id
 from schema import format_error
 from schema.context import Context
 from services import auth, ratelimit
 from services.errors import DomainError
+from services.infra import faults
 
 
 class QafilaGraphQLView(GraphQLView):
@@ -30,6 +31,19 @@ class QafilaGraphQLView(GraphQLView):
         self.admit = admit                      # authenticate and count in one step (auth.admit)
 
     async def __call__(self, request: web.Request) -> web.StreamResponse:
+        try:
+            return await self._execute(request)
+        except Exception as exc:
+            # PostgreSQL or Redis down while authenticating or counting the request: a top-level
+            # error with HTTP 503 and Retry-After, never a 500 (services.infra.faults).
+            outage = outage_error(request, exc)
+            if outage is None:
+                raise
+            return json_response({"data": None, "errors": [{"message": outage.message, "extensions": {
+                "code": outage.code, "status": outage.status, "request_id": request_id(request)}}]},
+                status=outage.status, headers=outage.headers)
+
+    async def _execute(self, request: web.Request) -> web.StreamResponse:
         rid = request_id(request)
         principal, auth_error, state = None, None, None
         counted = request.method == "POST" or bool(request.query.get("query"))
@@ -58,6 +72,9 @@ class QafilaGraphQLView(GraphQLView):
         response = await super().__call__(request)
         if state is not None:
             response.headers.update(state.headers())
+        if "qafila_retry_after" in request:      # a resolver met an outage: see process_result
+            response.set_status(503)
+            response.headers["Retry-After"] = str(request["qafila_retry_after"])
         return response
 
     async def get_context(self, request: web.Request, response) -> Context:
@@ -68,6 +85,9 @@ class QafilaGraphQLView(GraphQLView):
         if result.errors:
             rid = request_id(request)
             data["errors"] = [format_error(e, rid) for e in result.errors]
+            outages = [e.original_error for e in result.errors if faults.is_outage(e.original_error)]
+            if outages:
+                request["qafila_retry_after"] = max(faults.retry_after(e) for e in outages)
         if result.extensions:
             data["extensions"] = result.extensions
         return data

@@ -14,7 +14,7 @@ from app import logs, webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
-from rest_compat.routing import Interface, build_subapp, json_response, openapi_paths
+from rest_compat.routing import Interface, build_subapp, json_response, openapi_paths, outage_error
 from schema import build_schema
 from services import auth
 from services.infra.clock import Clock
@@ -37,7 +37,11 @@ async def request_id_middleware(request: web.Request, handler):
     except web.HTTPException as exc:
         exc.headers["X-Request-Id"] = rid
         raise
-    except Exception:
+    except Exception as exc:
+        outage = outage_error(request, exc)
+        if outage is not None:
+            return json_response({"error": {**outage.as_dict(), "request_id": rid}}, status=outage.status,
+                                 headers={**outage.headers, "X-Request-Id": rid})
         log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
         return json_response({"error": {"type": "api_error", "code": "internal_error",
                                         "message": "Internal server error", "param": None, "request_id": rid}},

@@ -13,7 +13,8 @@ import orjson
 from aiohttp import web
 
 from services import auth, idempotency, ratelimit
-from services.errors import DomainError, NotFound, ValidationError
+from services.errors import DomainError, NotFound, ServiceUnavailable, ValidationError
+from services.infra import faults
 from services.principal import Principal
 
 log = logging.getLogger("qafila.http")
@@ -37,6 +38,19 @@ def request_id(request: web.Request) -> str:
 
 def client_address(request: web.Request) -> str:
     return request.remote or "unknown"
+
+
+def outage_error(request: web.Request, exc: BaseException) -> ServiceUnavailable | None:
+    """The 503 (with Retry-After) to answer when `exc` means PostgreSQL or Redis is unreachable
+    or saturated (services.infra.faults); None for any other exception."""
+    if not faults.is_outage(exc):
+        return None
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        # The client hung up (its body read failed): there is no one to answer, nothing to report.
+        log.debug("client went away request_id=%s %s %s", request_id(request), request.method, request.path)
+        return ServiceUnavailable(faults.MESSAGE)
+    return faults.unavailable(exc, where=f"request_id={request_id(request)} {request.method} {request.path}")
 
 
 @dataclass
@@ -154,7 +168,10 @@ def build_subapp(iface: Interface) -> web.Application:
                                                           status=413), rid)
         except web.HTTPException:
             raise
-        except Exception:
+        except Exception as exc:
+            outage = outage_error(request, exc)
+            if outage is not None:
+                return _error_response(iface, outage, rid)
             log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
             err = DomainError("Internal server error", code="internal_error", status=500)
             err.type = "api_error"

@@ -15,6 +15,7 @@ from schema.context import Context
 from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
 from services.errors import DomainError, NotFound
+from services.infra import faults
 
 log = logging.getLogger("qafila.graphql")
 
@@ -88,6 +89,11 @@ def format_error(err: GraphQLError, request_id: str) -> dict:
         out["message"] = original.message
         out["extensions"] = {"code": original.code, "status": original.status, "param": original.param,
                              "request_id": request_id}
+    elif original is not None and faults.is_outage(original):
+        # PostgreSQL or Redis unreachable or saturated: 503, never 500 (the view sets the status).
+        unavailable = faults.unavailable(original, where=f"request_id={request_id} graphql path={err.path}")
+        out = {"message": unavailable.message, "path": err.path,
+               "extensions": {"code": unavailable.code, "status": unavailable.status, "request_id": request_id}}
     elif original is None or isinstance(original, GraphQLError) or err.path is None:
         # parse, validation and variable-coercion errors: the request itself is wrong
         out["extensions"] = {"code": "graphql_validation_failed", "status": 400, "request_id": request_id}

@@ -106,13 +106,23 @@ return {v, n, marked and 1 or 0}
 
 
 class RedisStore:
+    """Redis through a bounded, blocking pool: a burst waits up to `pool_timeout` for a free
+    connection (then redis raises ConnectionError("No connection available."), answered 503 by
+    services.infra.faults) instead of opening connections without limit. A failed command is
+    retried once at once (a connection left stale by a Redis restart), never with long backoffs:
+    while Redis is down a request fails fast, and the pool reconnects when it is back."""
+
     name = "redis"
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, *, pool_size: int = 50, pool_timeout: float = 5.0):
         import redis.asyncio as redis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        self._redis = redis.from_url(url, decode_responses=True, socket_timeout=5,
-                                     socket_connect_timeout=5)
+        pool = redis.BlockingConnectionPool.from_url(
+            url, max_connections=pool_size, timeout=pool_timeout, decode_responses=True,
+            socket_timeout=5, socket_connect_timeout=min(5.0, pool_timeout), retry=Retry(NoBackoff(), 1))
+        self._redis = redis.Redis.from_pool(pool)
         self._incr = self._redis.register_script(_INCR_SCRIPT)
         self._get_incr_mark = self._redis.register_script(_GET_INCR_MARK_SCRIPT)
 
@@ -145,5 +155,5 @@ class RedisStore:
         await self._redis.aclose()
 
 
-def open_store(url: str | None) -> KeyValueStore:
-    return RedisStore(url) if url else MemoryStore()
+def open_store(url: str | None, *, pool_size: int = 50, pool_timeout: float = 5.0) -> KeyValueStore:
+    return RedisStore(url, pool_size=pool_size, pool_timeout=pool_timeout) if url else MemoryStore()

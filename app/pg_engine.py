@@ -1,0 +1,47 @@
+"""Tortoise's asyncpg engine with a bounded wait for a pooled PostgreSQL connection.
+
+Tortoise acquires from asyncpg's pool without a timeout: in a burst larger than the pool every
+request queued behind the others for as long as it took. Here the wait is bounded by
+QAFILA_POOL_TIMEOUT; past it the request fails with `PoolTimeout`, which the edges answer with
+503 and `Retry-After` (services.infra.faults). Used as the `engine` of the connection config
+(app.backend.db_config), with the extra credential `acquire_timeout` in seconds.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tortoise.backends.asyncpg.client import AsyncpgDBClient
+
+from services.infra.faults import PoolTimeout
+
+
+class _TimedPool:
+    """asyncpg's Pool whose `acquire()` waits at most `timeout` seconds (connecting included)."""
+
+    def __init__(self, pool, timeout: float | None):
+        self._pool = pool
+        self._timeout = timeout
+
+    async def acquire(self, *, timeout: float | None = None):
+        limit = timeout if timeout is not None else self._timeout
+        try:
+            return await self._pool.acquire(timeout=limit)
+        except asyncio.TimeoutError:
+            raise PoolTimeout("PostgreSQL", limit or 0) from None
+
+    def __getattr__(self, name: str) -> Any:     # release, close, terminate, expire_connections, ...
+        return getattr(self._pool, name)
+
+
+class TimedAsyncpgClient(AsyncpgDBClient):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        raw = self.extra.pop("acquire_timeout", None)
+        self.acquire_timeout = float(raw) if raw else None
+
+    async def create_pool(self, **kwargs):
+        return _TimedPool(await super().create_pool(**kwargs), self.acquire_timeout)
+
+
+client_class = TimedAsyncpgClient
