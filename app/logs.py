@@ -47,6 +47,20 @@ def configure(fmt: str = "text", level: int = logging.INFO) -> None:
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
 
+_SECRET_PARTS = ("token",)       # path parameters that are credentials (an invoice PDF's token)
+
+
+def _path(request: web.Request) -> str:
+    """The path, with a path parameter that is a credential replaced by its name."""
+    path = request.path
+    info = request.match_info
+    for name in _SECRET_PARTS:
+        value = info.get(name) if info is not None else None
+        if value:
+            path = path.replace(value, "{" + name + "}")
+    return path
+
+
 def access_middleware_factory(enabled: bool):
     @web.middleware
     async def access_log(request: web.Request, handler):
@@ -64,7 +78,8 @@ def access_middleware_factory(enabled: bool):
         finally:
             ms = round((time.perf_counter() - started) * 1000, 1)
             rid = request.get("request_id", "")
-            access.info("%s %s %s %.1fms %s", request.method, request.path, status, ms, rid,
-                        extra={"method": request.method, "path": request.path, "status": status,
+            path = _path(request)
+            access.info("%s %s %s %.1fms %s", request.method, path, status, ms, rid,
+                        extra={"method": request.method, "path": path, "status": status,
                                "duration_ms": ms, "request_id": rid, "remote": request.remote})
     return access_log

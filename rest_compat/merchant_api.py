@@ -24,7 +24,7 @@ def render_error(err: DomainError, rid: str) -> dict:
     if err.status == 400 and err.code not in ("invalid_request", "invalid_json"):
         message = err.message      # a refused transition says what is wrong, not "invalid body"
     return {"error": {"type": err.type, "code": err.code, "message": message, "param": err.param,
-                      "detail": err.message, "request_id": rid}}
+                      "detail": err.message, **err.extra_fields(), "request_id": rid}}
 
 
 # ---------------------------------------------------------------- authentication
@@ -78,8 +78,8 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    from rest_compat import merchant_payments, merchant_webhooks
+    from rest_compat import merchant_billing, merchant_payments, merchant_webhooks
 
-    routes = ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES
+    routes = ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
                      rate_rule=ratelimit.MERCHANT_API, admit=auth.admit)

@@ -339,7 +339,8 @@ class Mutation:
     async def payment_create(self, info: Info[Context, None], input: PaymentCreateInput) -> PaymentPayload:
         ctx = info.context
         principal = ctx.principal
-        key = ctx.request.headers.get("X-Idempotency-Key") if ctx.request is not None else None
+        headers = ctx.request.headers if ctx.request is not None else {}
+        key = headers.get("Idempotency-Key") or headers.get("X-Idempotency-Key")
         p, errors = await user_errors(lambda: payments.create_payment(
             principal=principal, data=to_data(input), idempotency_key=key, client_address=ctx.client_address))
         return PaymentPayload(payment=Payment.of(p) if p else None, user_errors=errors)

@@ -35,6 +35,9 @@ DECLINE = "decline"                        # hard issuer decline: card_declined
 INSUFFICIENT_FUNDS = "insufficient_funds"  # hard issuer decline: insufficient_funds
 PROCESSING_ERROR_ONCE = "processing_error_once"   # error at the first provider, fine at the next
 REQUIRES_3DS = "requires_3ds"              # needs 3-D Secure before authorization
+# Dunning test card: approved when paid with, but every later charge of the saved card
+# (renewals, retries) is declined with card_declined.
+SAVED_THEN_DECLINE = "saved_then_decline"
 
 SANDBOX: dict[str, str] = {
     "4242424242424242": APPROVE,
@@ -42,6 +45,7 @@ SANDBOX: dict[str, str] = {
     "4000000000009995": INSUFFICIENT_FUNDS,
     "4000000000000119": PROCESSING_ERROR_ONCE,
     "4000002500003155": REQUIRES_3DS,
+    "4000000000000341": SAVED_THEN_DECLINE,
 }
 
 TEST_CARDS: dict[str, str] = {
@@ -52,6 +56,7 @@ TEST_CARDS: dict[str, str] = {
     "insufficient_funds": "4000000000009995",
     "processing_error": "4000000000000119",
     "threeDSecureRequired": "4000002500003155",
+    "saved_then_declined": "4000000000000341",
     "visa_tr": "4000007920000004",
     "visa_sa": "4000006820000007",
     "visa_ae": "4000007840000001",
@@ -123,6 +128,11 @@ class Card:
         """What may be stored and shown."""
         return {"brand": self.brand, "last4": self.last4, "exp_month": self.exp_month,
                 "exp_year": self.exp_year, "fingerprint": self.fingerprint, "country": self.country}
+
+
+def saved_behaviour(card: "Card") -> str:
+    """How a later charge of this card, saved from a successful payment, behaves in the sandbox."""
+    return DECLINE if card.behaviour == SAVED_THEN_DECLINE else card.behaviour
 
 
 def _check_expiry(exp_month: int, exp_year: int, param: str) -> None:

@@ -16,6 +16,8 @@ EVENT_TYPES = (
     "crypto.detected", "crypto.confirmed", "crypto.expired",
     "cod.assigned", "cod.delivered", "cod.returned",
     "payout.paid", "invoice.sent", "subscription.renewed",
+    "subscription.created", "subscription.payment_failed", "subscription.paused", "subscription.resumed",
+    "subscription.cancelled", "invoice.created", "invoice.paid",
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models.billing import SavedCard
 from models.payments import Payment, PaymentAttempt, Refund
 from services import cards, customers, events, idempotency, ledger, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
@@ -30,6 +31,7 @@ from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.providers import registry
 from services.providers.base import AuthorizationRequest
+from services.timestamps import iso
 from services.validation import Fields, check_datetime, check_enum, check_str
 
 STATUSES = ("authorized", "succeeded", "captured", "voided", "refunded", "failed")
@@ -94,7 +96,7 @@ def event_object(p: Payment, **extra: Any) -> dict:
     return {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
             "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
-            "livemode": p.livemode, "created_at": p.created_at.isoformat(), **extra}
+            "livemode": p.livemode, "created_at": iso(p.created_at), **extra}
 
 
 async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,
@@ -111,6 +113,29 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         principal=principal, operation="payments.create", key=key, params=_fingerprint_params(data),
         execute=lambda: _create(principal, req, client_address),
         encode=lambda p: p.id,
+        decode=lambda pid: get_payment(principal=principal, payment_id=pid))
+
+
+async def saved_card_of(*, principal: Principal, customer_id: str) -> SavedCard | None:
+    """The card of the customer's last successful payment with this merchant, if any."""
+    return await lookup.first(SavedCard, order_by=("-created_at",), **principal.scope, customer_id=customer_id)
+
+
+async def charge_saved_card(*, principal: Principal, saved: SavedCard, amount: int, currency: str,
+                            idempotency_key: str, description: str | None = None,
+                            metadata: dict | None = None) -> Payment:
+    """Charge a saved card (a renewal): the same risk, routing, provider, ledger and events as
+    any payment, guarded by `idempotency_key` so a period is never charged twice. Declined ->
+    the failed payment is stored and PaymentDeclined raised."""
+    card = cards.Card(brand=saved.brand, last4=saved.last4, exp_month=saved.exp_month, exp_year=saved.exp_year,
+                      fingerprint=saved.fingerprint, country=None, behaviour=saved.behaviour, number="")
+    req = CreateRequest(amount=amount, currency=currency, card=card, choice=routing.parse_choice(None), capture=True,
+                        customer=None, customer_id=saved.customer_id, billing_country=None,
+                        metadata=metadata or {}, description=description)
+    return await idempotency.run(
+        principal=principal, operation="payments.charge_saved_card", key=idempotency_key,
+        params={"card": saved.id, "amount": amount, "currency": currency},
+        execute=lambda: _create(principal, req, None), encode=lambda p: p.id,
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
 
 
@@ -185,6 +210,12 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     # The payment, its attempts, its ledger legs and its event: written together or not at all
     # (one statement on PostgreSQL).
     rows: list = [p, *attempts]
+    if p.status in ("succeeded", "authorized") and p.customer_id and card.number:
+        # The customer's card, saved as a token for later charges (renewals): never the number.
+        rows.append(SavedCard(id=new_id("card"), merchant_id=p.merchant_id, livemode=p.livemode,
+                              customer_id=p.customer_id, payment_id=p.id, brand=card.brand, last4=card.last4,
+                              exp_month=card.exp_month, exp_year=card.exp_year, fingerprint=card.fingerprint,
+                              behaviour=cards.saved_behaviour(card), created_at=now))
     if p.status == "succeeded":
         rows += ledger.entries(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
                                legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
@@ -193,7 +224,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     await lookup.insert_all(rows)
     if p.status == "failed":
         raise PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
-                              code="payment_declined")
+                              code="payment_declined", decline_code=p.decline_code)
     return p
 
 

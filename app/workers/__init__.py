@@ -11,7 +11,8 @@ import logging
 
 log = logging.getLogger("qafila.workers")
 
-WORKER_MODULES: list[str] = ["app.workers.webhooks", "app.workers.intents", "app.workers.housekeeping"]
+WORKER_MODULES: list[str] = ["app.workers.webhooks", "app.workers.intents", "app.workers.housekeeping",
+                             "app.workers.scheduler"]
 
 
 async def poll_loop(stop: asyncio.Event, step, *, poll: float, name: str) -> None:

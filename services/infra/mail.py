@@ -14,6 +14,7 @@ class Mail:
     to: str
     subject: str
     text: str
+    attachments: list[tuple[str, str, bytes]] = field(default_factory=list)   # (filename, mime type, bytes)
 
 
 @dataclass
@@ -24,8 +25,9 @@ class Mailer:
     sender: str = "Qafila <no-reply@qafila.local>"
     sent: list[Mail] = field(default_factory=list)
 
-    async def send(self, *, to: str, subject: str, text: str) -> None:
-        mail = Mail(to=to, subject=subject, text=text)
+    async def send(self, *, to: str, subject: str, text: str,
+                   attachments: list[tuple[str, str, bytes]] | None = None) -> None:
+        mail = Mail(to=to, subject=subject, text=text, attachments=list(attachments or []))
         self.sent.append(mail)
         del self.sent[:-200]
         if not self.smtp_url:
@@ -40,6 +42,9 @@ class Mailer:
         msg["To"] = to
         msg["Subject"] = subject
         msg.set_content(text)
+        for filename, mime, data in mail.attachments:
+            maintype, _, subtype = mime.partition("/")
+            msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
         await aiosmtplib.send(
             msg,
             hostname=parts.hostname or "127.0.0.1",
