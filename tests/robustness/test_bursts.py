@@ -126,3 +126,25 @@ class TestLoadShedding:
         assert {ra for s, ra, _ in answers if s == 503} == {str(faults.RETRY_AFTER_BUSY)}
         async with http.get(f"{served}/api/api-keys", headers={"Authorization": f"Bearer {key}"}) as r:
             assert r.status == 200                    # the burst is over: served again
+
+
+def test_pool_settings_are_validated_and_reach_the_pools():
+    from app.backend import db_config, db_url_for
+    from app.settings import SettingsError, load_settings
+
+    env = {"QAFILA_ENV": "test"}
+    s = load_settings(env)
+    assert (s.redis_pool_size, s.db_pool_size, s.pool_timeout) == (50, 20, 5.0)
+    s = load_settings({**env, "QAFILA_REDIS_POOL_SIZE": "80", "QAFILA_DB_POOL_SIZE": "40", "QAFILA_POOL_TIMEOUT": "2.5",
+                       "DATABASE_URL": "postgres://u:p@db.example:5432/qafila"})
+    assert (s.redis_pool_size, s.db_pool_size, s.pool_timeout) == (80, 40, 2.5)
+    assert db_url_for(s) == "postgres://u:p@db.example:5432/qafila?minsize=2&maxsize=40"
+    conn = db_config(s)["connections"]["default"]
+    assert conn["engine"] == "app.pg_engine" and conn["credentials"]["acquire_timeout"] == 2.5
+    pinned = replace(s, database_url="postgres://u:p@db.example:5432/qafila?maxsize=7")
+    assert db_url_for(pinned).endswith("?maxsize=7")                 # an explicit URL wins
+    for name, bad in [("QAFILA_REDIS_POOL_SIZE", "0"), ("QAFILA_REDIS_POOL_SIZE", "many"),
+                      ("QAFILA_DB_POOL_SIZE", "2.5"), ("QAFILA_DB_POOL_SIZE", "-1"),
+                      ("QAFILA_POOL_TIMEOUT", "0"), ("QAFILA_POOL_TIMEOUT", "nan"), ("QAFILA_POOL_TIMEOUT", "1s")]:
+        with pytest.raises(SettingsError, match=f"^{name}="):
+            load_settings({**env, name: bad})

@@ -27,6 +27,8 @@ from tests.robustness.faultproxy import FaultProxy
 
 EMAIL_N = iter(range(10**6))
 VIEWER = "{ viewer { id } }"
+CREATE = """mutation($input: PaymentIntentCreateInput!) { paymentIntentCreate(input: $input) {
+  paymentIntent { id } userErrors { code message field } } }"""
 
 
 @dataclass
@@ -96,6 +98,8 @@ async def _requests(stack: Stack, sk: str, crm_token: str) -> dict[str, tuple[in
                       {"amount": 1000, "currency": "TRY", "payment_method": "card"}),
         "crm": ("GET", stack.crm("/api/customers"), crm_auth, None),
         "graphql": ("POST", stack.main("/graphql"), auth, {"query": VIEWER}),
+        "graphql mutation": ("POST", stack.main("/graphql"), auth, {"query": CREATE, "variables": {
+            "input": {"amount": 1000, "currency": "TRY", "paymentMethod": "card"}}}),
         "crm graphql": ("POST", stack.crm("/graphql"), crm_auth, {"query": "{ crm { customers(first: 1) { totalCount } } }"}),
     }
     out = {}

@@ -207,3 +207,19 @@ def test_qafila_serve_applies_the_header_timeout_on_both_ports(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_connection_settings_are_validated():
+    from app.settings import SettingsError, load_settings
+
+    env = {"QAFILA_ENV": "test"}
+    assert Limits.from_settings(load_settings(env)) == Limits(header_timeout=10.0, body_timeout=30.0,
+                                                              max_connections=1000, max_connections_per_client=256)
+    s = load_settings({**env, "QAFILA_HEADER_TIMEOUT": "2.5", "QAFILA_BODY_TIMEOUT": "60",
+                       "QAFILA_MAX_CONNECTIONS": "5000", "QAFILA_MAX_CONNECTIONS_PER_CLIENT": "0"})
+    assert Limits.from_settings(s) == Limits(2.5, 60.0, 5000, 0)
+    for name, bad in [("QAFILA_HEADER_TIMEOUT", "0"), ("QAFILA_HEADER_TIMEOUT", "inf"), ("QAFILA_BODY_TIMEOUT", "-3"),
+                      ("QAFILA_MAX_CONNECTIONS", "0"), ("QAFILA_MAX_CONNECTIONS", "lots"),
+                      ("QAFILA_MAX_CONNECTIONS_PER_CLIENT", "-1")]:
+        with pytest.raises(SettingsError, match=f"^{name}="):
+            load_settings({**env, name: bad})
