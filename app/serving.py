@@ -160,7 +160,8 @@ class GuardedRequestHandler(RequestHandler):
             self._last_payload = payload
             if payload is not None and not payload.is_eof():
                 self._arm_body_timer(payload)
-        elif data and not body_pending and self._head_timer is None and not self._force_close:
+        elif (data and not body_pending and self._head_timer is None and not self._force_close
+              and not self._upgraded and self._payload_parser is None):   # (not WebSocket frames)
             self._arm_head_timer()                          # the first bytes of a later request head
 
     # -- header timeout ------------------------------------------------------------------
