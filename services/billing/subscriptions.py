@@ -209,7 +209,7 @@ async def renew(subscription_id: str, due: datetime) -> str | None:
             await _emit(s, "subscription.payment_failed", inv, reason=exc)
             return f"invoice {inv.number}: charge declined ({getattr(exc, 'decline_code', None) or exc.code}); past_due"
         await s.save()
-        await _emit(s, "subscription.renewed", inv)
+        await _emit(s, "subscription.renewed", await inv.refresh_from_db() or inv)
         return outcome
 
 
@@ -242,7 +242,7 @@ async def retry(subscription_id: str, due: datetime) -> str | None:
             return f"retry {attempt} of invoice {inv.number} declined; {state}"
         s.status, s.next_retry_at = "active", None
         await s.save()
-        await _emit(s, "subscription.renewed", inv)
+        await _emit(s, "subscription.renewed", await inv.refresh_from_db() or inv)
         return f"retry {attempt}: {outcome}; active"
 
 

@@ -82,7 +82,7 @@ async def advance_clock(*, principal: Principal, data: dict) -> dict:
     summary: dict[str, int] = {}
     for r in ran:
         summary[r.kind] = summary.get(r.kind, 0) + 1
-    return {"object": "test_clock", "now": target, "previous": before, "livemode": False,
+    return {"object": "test_clock", "now": target, "previous": before, "livemode": False, "offset_seconds": offset,
             "ran": [{"kind": r.kind, "id": r.id, "at": r.at, "outcome": r.outcome} for r in ran],
             "summary": summary}
 
