@@ -2,7 +2,9 @@
 context, and renders errors by the rules of DESIGN.md."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import orjson
 from aiohttp import web
@@ -14,6 +16,11 @@ from schema.context import Context
 from services import auth, ratelimit
 from services.errors import DomainError
 from services.infra import faults
+
+
+@functools.cache
+def _graphiql_page() -> str:
+    return (Path(__file__).parent / "static" / "graphiql" / "index.html").read_text(encoding="utf-8")
 
 
 class QafilaGraphQLView(GraphQLView):
@@ -76,6 +83,11 @@ class QafilaGraphQLView(GraphQLView):
             response.set_status(503)
             response.headers["Retry-After"] = str(request["qafila_retry_after"])
         return response
+
+    async def render_graphql_ide(self, request: web.Request) -> web.Response:
+        """GraphiQL with its scripts and styles served by this service (app/static/graphiql),
+        not from a CDN: it works with no internet access."""
+        return web.Response(text=_graphiql_page(), content_type="text/html", charset="utf-8")
 
     async def get_context(self, request: web.Request, response) -> Context:
         return request["qafila_context"]

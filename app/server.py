@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from pathlib import Path
 import uuid
 
 import aiohttp_cors
@@ -14,7 +15,8 @@ from app import logs, webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
-from rest_compat.routing import Interface, build_subapp, json_response, openapi_paths, outage_error
+from rest_compat import openapi as openapi_document
+from rest_compat.routing import Interface, build_subapp, json_response, outage_error
 from schema import build_schema
 from services import auth
 from services.infra.clock import Clock
@@ -62,13 +64,28 @@ def _cors(app: web.Application, settings: Settings):
     return aiohttp_cors.setup(app, defaults={o: options for o in origins})
 
 
-def _openapi(interfaces: list[Interface], title: str, settings: Settings) -> dict:
-    paths: dict = {}
-    for iface in interfaces:
-        paths.update(openapi_paths(iface))
-    return {"openapi": "3.1.0", "info": {"title": title, "version": "1.0"},
-            "servers": [{"url": settings.public_url}], "paths": paths,
-            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}}}
+STATIC_DIR = Path(__file__).parent / "static"
+OPENAPI_DOC = web.AppKey("openapi_document", dict)
+
+
+def _openapi(app: web.Application, interfaces: list[Interface], kind: str, settings: Settings) -> dict:
+    """The OpenAPI document (rest_compat/openapi.py) of the interfaces and of the app's own
+    routes, built once, after every route is added."""
+    if OPENAPI_DOC not in app:
+        own = [(route.method, route.resource.canonical) for route in app.router.routes()
+               if route.resource is not None and not isinstance(route.resource, web.PrefixedSubAppResource)]
+        crm = kind == "crm"
+        app[OPENAPI_DOC] = openapi_document.document(
+            interfaces, title="Qafila CRM API" if crm else "Qafila API",
+            servers=[settings.crm_public_url if crm else settings.public_url], app_routes=own,
+            description=(("The CRM interface (its own port). " if crm else
+                          "The merchant interface (/api) and payment intents (/v1). ") +
+                         "GraphQL: /graphql. Errors: {\"error\": {type, code, message, param, request_id}}."))
+    return app[OPENAPI_DOC]
+
+
+async def docs_page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(STATIC_DIR / "docs" / "index.html")
 
 
 def _mount(app: web.Application, iface: Interface, cors) -> None:
@@ -134,13 +151,14 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
         return json_response(body, status=200 if body["status"] == "ok" else 503)
 
     ifaces = interfaces(kind)
-    doc = _openapi(ifaces, "Qafila CRM API" if kind == "crm" else "Qafila API", settings)
 
     async def openapi(request: web.Request) -> web.Response:
-        return json_response(doc)
+        return json_response(_openapi(request.app, ifaces, kind, settings))
 
     app.router.add_get("/health", health)
     app.router.add_get("/openapi.json", openapi)
+    app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
+    app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN
 
     view = QafilaGraphQLView(build_schema(production=settings.env == "production"),
                              graphiql=settings.env != "production", kind=kind, **_graphql_auth(kind))

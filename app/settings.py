@@ -21,6 +21,7 @@ class Settings:
     redis_url: str | None = None
     secret_key: str = ""
     public_url: str = "http://127.0.0.1:8000"
+    crm_public_url: str = "http://127.0.0.1:8001"   # QAFILA_CRM_PUBLIC_URL: the CRM's base URL (its OpenAPI servers)
     pay_url: str = "http://127.0.0.1:8000/pay"
     smtp_url: str | None = None
     cors_origins: list[str] = field(default_factory=list)
@@ -73,6 +74,13 @@ def _secret_key(env: str, value: str | None, var_dir: Path) -> str:
     path.write_text(key + "\n")
     path.chmod(0o600)
     return key
+
+
+def _crm_default_url(public_url: str) -> str:
+    """The CRM's default base URL: the public URL's scheme and host on port 8001 (serve's --crm-port)."""
+    parts = urlsplit(public_url)
+    host = parts.hostname or "127.0.0.1"
+    return f"{parts.scheme}://{'[' + host + ']' if ':' in host else host}:8001"
 
 
 MESSAGING_VARS = ("verify_token", "app_secret", "graph_url", "graph_version", "phone_number_id", "access_token")
@@ -154,6 +162,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     public_url = _url("QAFILA_PUBLIC_URL", e.get("QAFILA_PUBLIC_URL", "").strip() or "http://127.0.0.1:8000",
                       ("http", "https"))
     pay_url = _url("QAFILA_PAY_URL", e.get("QAFILA_PAY_URL", "").strip() or f"{public_url}/pay", ("http", "https"))
+    crm_public_url = _url("QAFILA_CRM_PUBLIC_URL", e.get("QAFILA_CRM_PUBLIC_URL", "").strip()
+                          or _crm_default_url(public_url), ("http", "https"))
     origins = [o.strip().rstrip("/") for o in e.get("QAFILA_CORS_ORIGINS", "").split(",") if o.strip()]
     for o in origins:
         if o != "*":
@@ -169,7 +179,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         raise SettingsError("QAFILA_RATE_LIMIT_SCALE is for benchmarks and may not be set in production")
     return Settings(env=env, rate_limit_scale=int(scale), database_url=database_url, redis_url=redis_url,
                     secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
-                    public_url=public_url, pay_url=pay_url, smtp_url=smtp_url, cors_origins=origins,
+                    public_url=public_url, crm_public_url=crm_public_url, pay_url=pay_url, smtp_url=smtp_url,
+                    cors_origins=origins,
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
                     log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")),
                     messaging=messaging_settings(e, env), **capacity_settings(e))
