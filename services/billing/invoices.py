@@ -8,6 +8,7 @@ own transaction (a row lock on the counter), and so has no gaps even under concu
 States: draft -> sent (again allowed) -> paid; draft -> paid. A paid invoice cannot be sent."""
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -356,7 +357,8 @@ async def render_pdf(inv: Invoice) -> bytes:
                for i in inv.items],
         subtotal=inv.subtotal, tax=inv.tax, tax_rate=inv.tax_rate, total=inv.total, status=inv.status,
         paid_at=inv.paid_at, payment_url=urls(inv)["hosted_invoice_url"] if inv.status != "paid" else None)
-    return pdf.render_invoice_pdf(doc)
+    # 0.1-0.2 s of CPU: off the event loop, so other requests go on meanwhile.
+    return await asyncio.to_thread(pdf.render_invoice_pdf, doc)
 
 
 async def pdf_for_token(token: str) -> tuple[str, bytes]:
