@@ -8,13 +8,15 @@ from pathlib import Path
 
 import orjson
 from aiohttp import web
+from cross_web import HTTPException
 from strawberry.aiohttp.views import GraphQLView
+from strawberry.http import GraphQLRequestData
 
 from rest_compat.routing import client_address, json_response, outage_error, request_id
 from schema import format_error
 from schema.context import Context
 from services import auth, ratelimit
-from services.errors import DomainError
+from services.errors import DomainError, ValidationError
 from services.infra import faults
 
 
@@ -76,7 +78,9 @@ class QafilaGraphQLView(GraphQLView):
         request["qafila_context"] = Context(request=request, request_id=rid,
                                             client_address=client_address(request),
                                             _principal=principal, _auth_error=auth_error, kind=self.kind)
-        response = await super().__call__(request)
+        response = await self._run(request)
+        if "qafila_status" in request:          # a refused document (see process_result): 400
+            response.set_status(request["qafila_status"])
         if state is not None:
             response.headers.update(state.headers())
         if "qafila_retry_after" in request:      # a resolver met an outage: see process_result
@@ -89,6 +93,49 @@ class QafilaGraphQLView(GraphQLView):
         not from a CDN: it works with no internet access."""
         return web.Response(text=_graphiql_page(), content_type="text/html", charset="utf-8")
 
+    async def _run(self, request: web.Request) -> web.StreamResponse:
+        """Strawberry's run, with every refusal of the HTTP request itself (not JSON, not an
+        object, no query, wrong content type or method) answered as a JSON GraphQL error with
+        extensions {code, status, param, request_id} instead of Strawberry's plain text."""
+        try:
+            return await self.run(request=request)
+        except DomainError as err:
+            return _request_error(request, err)
+        except HTTPException as exc:
+            status = exc.status_code
+            code = "invalid_json" if "JSON" in (exc.reason or "") else _HTTP_CODES.get(status, "invalid_request")
+            return _request_error(request, DomainError(exc.reason or "Invalid request", code=code, status=status))
+
+    async def parse_http_body(self, request_adapter):
+        """A POST body: Content-Type application/json (or none), a JSON object, `query` a
+        non-empty string, `variables`/`extensions` objects, `operationName` a string; each
+        refusal a DomainError naming the problem. GET requests are Strawberry's."""
+        if request_adapter.method != "POST":
+            return await super().parse_http_body(request_adapter)
+        content_type = request_adapter.headers.get("Content-Type")
+        media = content_type.split(";", 1)[0].strip().lower() if content_type else "application/json"
+        if media != "application/json" and not media.endswith("+json"):
+            raise DomainError(f"Content-Type {media or '(empty)'} is not supported: send application/json",
+                              code="unsupported_media_type", status=415, param="Content-Type")
+        raw = await request_adapter.get_body()
+        try:
+            data = orjson.loads(raw) if raw.strip() else {}
+        except orjson.JSONDecodeError:
+            raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
+        if not isinstance(data, dict):
+            raise ValidationError("Request body must be a JSON object", code="invalid_json")
+        query = data.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query is required: the GraphQL document as a string", param="query")
+        for name, kind, types in (("variables", "an object", dict), ("extensions", "an object", dict),
+                                  ("operationName", "a string", str)):
+            if not isinstance(data.get(name), (types, type(None))):
+                raise ValidationError(f"{name} must be {kind} or null", param=name)
+        transport = self._get_stream_transport_from_headers(request_adapter.headers)
+        return GraphQLRequestData(query=query, variables=data.get("variables"),
+                                  operation_name=data.get("operationName"), extensions=data.get("extensions"),
+                                  protocol=transport.protocol if transport else "http")
+
     async def get_context(self, request: web.Request, response) -> Context:
         return request["qafila_context"]
 
@@ -97,6 +144,8 @@ class QafilaGraphQLView(GraphQLView):
         if result.errors:
             rid = request_id(request)
             data["errors"] = [format_error(e, rid) for e in result.errors]
+            if result.data is None and all(e.path is None for e in result.errors):
+                request["qafila_status"] = 400      # refused before execution (syntax, validation, cost)
             outages = [e.original_error for e in result.errors if faults.is_outage(e.original_error)]
             if outages:
                 request["qafila_retry_after"] = max(faults.retry_after(e) for e in outages)
@@ -109,3 +158,13 @@ class QafilaGraphQLView(GraphQLView):
 
     def decode_json(self, data: str | bytes) -> object:
         return orjson.loads(data)
+
+_HTTP_CODES = {400: "invalid_request", 404: "resource_not_found", 405: "method_not_allowed",
+               415: "unsupported_media_type"}
+
+
+def _request_error(request: web.Request, err: DomainError) -> web.Response:
+    rid = request_id(request)
+    return json_response({"data": None, "errors": [{"message": err.message, "extensions": {
+        "code": err.code, "status": err.status, "param": err.param, "request_id": rid}}]},
+        status=err.status, headers=err.headers)

@@ -284,7 +284,7 @@ ROUTES: list[Route] = [
     Route("GET", "/messaging/webhook", messaging_verify, auth="public", summary="Webhook verification",
           response_fields=("hub.challenge",)),
     Route("POST", "/messaging/webhook", messaging_webhook, auth="public", summary="Inbound platform webhook",
-          response_fields=("received",)),
+          response_fields=("received",), content_type=None),     # signed raw bytes, parsed by the service
     Route("GET", "/messaging/inbox", messaging_inbox, summary="Conversations per customer",
           response_fields=("data", "has_more")),
     Route("GET", "/messaging/messages", messaging_messages, summary="Messages of a conversation",

@@ -93,7 +93,7 @@ async def payments_3ds_page(call: Call) -> web.Response:
 
 
 async def payments_3ds_complete(call: Call) -> web.Response:
-    form = await call.request.post()          # the challenge page posts an HTML form
+    form = await call.form()                  # the challenge page posts an HTML form
     r = await intents.complete_challenge(intent_id=call.params["id"], token=form.get("token"),
                                          outcome=form.get("outcome"))
     raise web.HTTPSeeOther(r.redirect_url)
@@ -133,7 +133,8 @@ ROUTES: list[Route] = [
     Route("GET", "/payments/{id}/qr.png", payments_qr, auth="public", summary="QR code image"),
     Route("GET", "/payments/{id}/receipt", payments_receipt, auth="public", summary="Receipt"),
     Route("GET", "/payments/{id}/3ds", payments_3ds_page, auth="public", summary="3-D Secure challenge page"),
-    Route("POST", "/payments/{id}/3ds", payments_3ds_complete, auth="public", summary="Complete the challenge"),
+    Route("POST", "/payments/{id}/3ds", payments_3ds_complete, auth="public", summary="Complete the challenge",
+          content_type="application/x-www-form-urlencoded"),
     Route("POST", "/test_helpers/payments/{id}/crypto_deposit", test_crypto_deposit,
           summary="Test mode: simulate a crypto deposit", request_fields=("stage",)),
     Route("POST", "/test_helpers/payments/{id}/cod_delivered", test_cod_delivered,

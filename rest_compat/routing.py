@@ -14,8 +14,10 @@ from aiohttp import web
 
 from services import auth, idempotency, ratelimit
 from services.errors import DomainError, NotFound, ServiceUnavailable, ValidationError
+from services.ids import check_id
 from services.infra import faults
 from services.principal import Principal
+from services.validation import reject_nul
 
 log = logging.getLogger("qafila.http")
 
@@ -94,7 +96,20 @@ class Call:
                     raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
                 if not isinstance(self._body, dict):
                     raise ValidationError("Request body must be a JSON object", code="invalid_json")
+                if b"\\u0000" in raw:          # JSON can carry NUL only escaped; PostgreSQL text cannot
+                    reject_nul(self._body)
         return self._body
+
+    async def form(self) -> dict[str, str]:
+        """An HTML form (application/x-www-form-urlencoded; the route's content_type) as text
+        fields, first value of each; a NUL in a name or value is a 400 naming it."""
+        out: dict[str, str] = {}
+        for k, v in (await self.request.post()).items():
+            if not isinstance(v, str):
+                raise ValidationError(f"{k} must be a text field", param=k)
+            out.setdefault(k, v)
+        reject_nul(out)
+        return out
 
 
 def idempotency_header(request: web.Request) -> str | None:
@@ -103,6 +118,29 @@ def idempotency_header(request: web.Request) -> str | None:
     if plain and x and plain != x:
         raise ValidationError("Idempotency-Key and X-Idempotency-Key differ", param="idempotency_key")
     return idempotency.check_key(x or plain, "Idempotency-Key")
+
+
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def check_request(route: Route, request: web.Request) -> None:
+    """Hostile input refused in one place, before any handler runs: every path parameter is an
+    id (services.ids.check_id: malformed -> 400 naming it), no query parameter holds a NUL, and a
+    body has the route's media type (415 otherwise)."""
+    for name, value in request.match_info.items():
+        check_id(value, name)
+    for name, value in request.query.items():
+        if "\x00" in name or "\x00" in value:
+            reject_nul({name: value})
+    if route.content_type is None or request.method not in _BODY_METHODS or not request.body_exists:
+        return
+    if "Content-Type" not in request.headers:
+        return
+    media = request.content_type
+    if media == route.content_type or (route.content_type == "application/json" and media.endswith("+json")):
+        return
+    raise ValidationError(f"Content-Type {media or '(empty)'} is not supported: send {route.content_type}",
+                          code="unsupported_media_type", status=415, param="Content-Type")
 
 
 Handler = Callable[[Call], Awaitable[Any]]
@@ -122,6 +160,9 @@ class Route:
     # POSTs honour an idempotency key: "route" stores the answer with the route's writes (one
     # transaction); "service" when the service function guards itself (payments, intents).
     idempotency: str = "route"
+    # The media type a request body must have (a body of any other type is a 415; no body, or
+    # no Content-Type, is read as JSON); None: the handler reads the raw bytes whatever they are.
+    content_type: str | None = "application/json"
 
 
 ErrorRenderer = Callable[[DomainError, str], dict]
@@ -201,6 +242,7 @@ def _wrap(iface: Interface, route: Route):
         if not state.allowed:
             raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                               headers=state.headers())
+        check_request(route, request)
         call = Call(request, principal)
         key = call.idempotency_key if route.method == "POST" else None
         if key and isinstance(principal, Principal) and route.idempotency == "route":

@@ -11,6 +11,7 @@ from strawberry.extensions import (DisableIntrospection, MaxAliasesLimiter, Pars
 from strawberry.tools import merge_types
 from strawberry.types import Info
 
+from schema import request_guard
 from schema.context import Context
 from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
@@ -55,6 +56,18 @@ class RequestLimits(ParserCache, ValidationCache):
         ec.parse_options["max_tokens"] = MAX_TOKENS
         ec.validation_rules = ec.validation_rules + LIMIT_RULES
         yield
+
+    def on_validate(self):
+        """Before validation (cached or not): the cost limit, id format and NUL checks of
+        schema.request_guard; a refused document is never validated or executed."""
+        ec = self.execution_context
+        try:
+            request_guard.inspect_request(ec.schema._schema, ec.graphql_document, ec.variables, ec.operation_name)
+        except DomainError as err:
+            ec.pre_execution_errors = [GraphQLError(err.message, original_error=err)]
+            yield
+            return
+        yield from super().on_validate()
 
 
 class QafilaSchema(strawberry.Schema):

@@ -124,7 +124,13 @@ def bearer(authorization: str | None) -> str | None:
     scheme, _, token = authorization.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
-    return token.strip()
+    token = token.strip()
+    if not (token.isascii() and token.isprintable()):
+        # Every credential Qafila issues is printable ASCII; bytes that are not UTF-8 arrive as
+        # lone surrogates, which no hash or JWT library can encode. Such a token is simply
+        # wrong: each caller answers it with its own 401 for an unknown credential.
+        return "unreadable-credential"
+    return token
 
 
 async def authenticate(authorization: str | None, *, allow_publishable: bool = False) -> Principal:

@@ -1,7 +1,11 @@
 """Prefixed, unguessable identifiers (`pay_...`, `key_...`) used by every protocol."""
 from __future__ import annotations
 
+import re
 import secrets
+from typing import Any
+
+from services.errors import ValidationError
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -23,3 +27,24 @@ def random_token(length: int = 24) -> str:
 
 def new_id(prefix: str, length: int = 24) -> str:
     return f"{prefix}_{random_token(length)}"
+
+
+# A well-formed id: a lower-case prefix of 1 to 8 letters, "_", then letters, digits and "_";
+# at most MAX_ID_LEN characters in all (the width of every id column). This is the one check
+# of an id arriving from outside (REST path parameters, pagination cursors, GraphQL ID
+# arguments): a malformed one is a 400 naming its parameter before any query runs; a
+# well-formed id that matches nothing (unknown, another tenant's, or another resource's
+# prefix) stays the lookup's 404.
+MAX_ID_LEN = 40
+_WELL_FORMED = re.compile(r"[a-z]{1,8}_[A-Za-z0-9_]{1,%d}" % (MAX_ID_LEN - 2))
+
+
+def check_id(value: Any, param: str = "id") -> str:
+    if not isinstance(value, str):
+        raise ValidationError(f"{param} must be a string id", code="invalid_id", param=param)
+    if len(value) > MAX_ID_LEN:
+        raise ValidationError(f"{param} must be at most {MAX_ID_LEN} characters", code="invalid_id", param=param)
+    if not _WELL_FORMED.fullmatch(value):
+        raise ValidationError(f"{param} is not a well-formed id (prefix_ followed by letters and digits)",
+                              code="invalid_id", param=param)
+    return value

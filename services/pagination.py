@@ -11,6 +11,7 @@ from typing import Any, Generic, TypeVar
 from tortoise.expressions import Q
 
 from services.errors import ValidationError
+from services.ids import check_id
 
 T = TypeVar("T")
 
@@ -42,6 +43,8 @@ def check_limit(limit: Any, param: str = "limit", default: int = DEFAULT_PAGE) -
 async def paginate(qs, *, limit: int, starting_after: str | None = None,
                    cursor_param: str = "starting_after", count: bool = True) -> Page:
     """qs: a Tortoise queryset already scoped to the tenant and filtered."""
+    if starting_after:
+        check_id(starting_after, cursor_param)
     total = await qs.count() if count else 0
     page_qs = qs
     if starting_after:

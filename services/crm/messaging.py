@@ -21,7 +21,7 @@ from services.errors import AuthenticationError, DomainError, PermissionDenied, 
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
-from services.validation import Fields
+from services.validation import Fields, reject_nul
 
 MAX_TEXT = 4096
 STATUS_ORDER = {"sent": 1, "delivered": 2, "read": 3, "failed": 4}
@@ -87,6 +87,7 @@ async def receive_webhook(*, raw: bytes, signature: str | None) -> WebhookResult
         payload = orjson.loads(raw)
     except orjson.JSONDecodeError:
         raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
+    reject_nul(payload)
     if not isinstance(payload, dict) or not isinstance(payload.get("entry"), list):
         raise ValidationError("entry must be an array", param="entry")
     result = WebhookResult()
