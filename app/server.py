@@ -5,7 +5,6 @@ import asyncio
 import logging
 import re
 from pathlib import Path
-import uuid
 
 import aiohttp_cors
 from aiohttp import web
@@ -16,7 +15,8 @@ from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
 from rest_compat import openapi as openapi_document
-from rest_compat.routing import Interface, build_subapp, json_response, outage_error
+from rest_compat.routing import (Interface, build_subapp, json_response, new_request_id,
+                                 outage_error)
 from schema import build_schema
 from services import auth
 from services.infra.clock import Clock
@@ -32,10 +32,21 @@ _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 @web.middleware
 async def request_id_middleware(request: web.Request, handler):
     incoming = request.headers.get("X-Request-Id", "")
-    rid = incoming if _SAFE_REQUEST_ID.fullmatch(incoming) else f"req-{uuid.uuid4().hex[:16]}"
+    # One format (docs/decisions.md): the caller's X-Request-Id if it is safe to echo, else
+    # `req_` + 24 base62 characters; the header and every error body carry the same value.
+    rid = incoming if _SAFE_REQUEST_ID.fullmatch(incoming) else new_request_id()
     request["request_id"] = rid
     try:
         response = await handler(request)
+    except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+        # Outside the REST sub-applications (an unknown path): the JSON error body, not aiohttp's text.
+        headers = {"X-Request-Id": rid}
+        if isinstance(exc, web.HTTPMethodNotAllowed):
+            headers["Allow"] = ",".join(sorted(exc.allowed_methods))
+        code = "resource_not_found" if exc.status == 404 else "method_not_allowed"
+        message = "Resource not found" if exc.status == 404 else f"Method {request.method} is not allowed here"
+        return json_response({"error": {"type": "invalid_request_error", "code": code, "message": message,
+                                        "param": None, "request_id": rid}}, status=exc.status, headers=headers)
     except web.HTTPException as exc:
         exc.headers["X-Request-Id"] = rid
         raise

@@ -14,7 +14,7 @@ from services.errors import DomainError
 
 def render_error(err: DomainError, rid: str) -> dict:
     return {"error": {"type": err.type, "code": err.code, "message": err.message, "param": err.param,
-                      "request_id": rid}}
+                      **err.extra_fields(), "request_id": rid}}
 
 
 # ---------------------------------------------------------------- shapes

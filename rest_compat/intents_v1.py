@@ -17,7 +17,7 @@ from services.payment_methods import create_payment_method
 
 def render_error(err: DomainError, rid: str) -> dict:
     return {"error": {"type": err.type, "code": err.code, "message": err.message, "param": err.param,
-                      "request_id": rid}}
+                      **err.extra_fields(), "request_id": rid}}
 
 
 def confirm_shape(i) -> dict:

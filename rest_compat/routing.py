@@ -14,7 +14,7 @@ from aiohttp import web
 
 from services import auth, idempotency, ratelimit
 from services.errors import DomainError, NotFound, ServiceUnavailable, ValidationError
-from services.ids import check_id
+from services.ids import check_id, new_id
 from services.infra import faults
 from services.principal import Principal
 from services.validation import reject_nul
@@ -34,8 +34,19 @@ def json_response(data: Any, status: int = 200, headers: dict[str, str] | None =
     return web.Response(body=dumps(data), status=status, headers=headers, content_type="application/json")
 
 
+def new_request_id() -> str:
+    """A request id: `req_` + 24 base62 characters, the format of every Qafila id."""
+    return new_id("req")
+
+
 def request_id(request: web.Request) -> str:
-    return request.get("request_id") or "req-unknown"
+    """The request's id (app/server.py request_id_middleware sets it and the X-Request-Id
+    header); one is made and kept on the request if no middleware ran, so a body and its
+    header never disagree."""
+    rid = request.get("request_id")
+    if not rid:
+        rid = request["request_id"] = new_request_id()
+    return rid
 
 
 def client_address(request: web.Request) -> str:

@@ -1,14 +1,14 @@
 """Small helpers the REST shapers share."""
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime
+
+from services.timestamps import iso
 
 
 def ts(value: datetime | None) -> str | None:
-    """ISO 8601 UTC, second precision with milliseconds: 2026-11-21T12:00:00.000Z."""
-    if value is None:
-        return None
-    return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """ISO 8601 UTC with milliseconds and Z: 2026-11-21T12:00:00.000Z (services.timestamps.iso)."""
+    return iso(value)
 
 
 def day(value: date | None) -> str | None:

@@ -15,6 +15,7 @@ from schema import request_guard
 from schema.context import Context
 from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
+from schema.scalars import SCALAR_OVERRIDES
 from services.errors import DomainError, NotFound
 from services.infra import faults
 
@@ -89,7 +90,7 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
     extensions: list = [RequestLimits]
     if production:
         extensions.append(DisableIntrospection)
-    schema = QafilaSchema(query=query, mutation=mutation, extensions=extensions)
+    schema = QafilaSchema(query=query, mutation=mutation, extensions=extensions, scalar_overrides=SCALAR_OVERRIDES)
     install_input_builders(schema)
     return schema
 
@@ -101,7 +102,7 @@ def format_error(err: GraphQLError, request_id: str) -> dict:
     if isinstance(original, DomainError):
         out["message"] = original.message
         out["extensions"] = {"code": original.code, "status": original.status, "param": original.param,
-                             "request_id": request_id}
+                             **original.extra_fields(), "request_id": request_id}
     elif original is not None and faults.is_outage(original):
         # PostgreSQL or Redis unreachable or saturated: 503, never 500 (the view sets the status).
         unavailable = faults.unavailable(original, where=f"request_id={request_id} graphql path={err.path}")

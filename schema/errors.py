@@ -30,10 +30,14 @@ class UserError:
     code: str
     message: str
     field: str | None = None
+    decline_code: str | None = strawberry.field(
+        default=None, description="For `payment_declined`: the provider's reason (card_declined, "
+                                  "insufficient_funds, risk_declined, ...), as in the REST error body.")
 
     @classmethod
     def of(cls, err: DomainError) -> UserError:
-        return cls(code=err.code, message=err.message, field=camel(err.param))
+        return cls(code=err.code, message=err.message, field=camel(err.param),
+                   decline_code=err.extra_fields().get("decline_code"))
 
 
 async def user_errors(fn: Callable[[], Awaitable[T]]) -> tuple[T | None, list[UserError]]:

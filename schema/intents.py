@@ -258,8 +258,13 @@ class Mutation:
         principal = info.context.principal
         data = to_data(input)
         intent_id = str(data.pop("id"))
-        return _payload(*await user_errors(lambda: intents.confirm_intent(principal=principal, intent_id=intent_id,
-                                                                          data=data)))
+        intent, errors = await user_errors(lambda: intents.confirm_intent(principal=principal, intent_id=intent_id,
+                                                                          data=data))
+        if errors and errors[0].code == "payment_declined":
+            # The decline is a userError (with declineCode) and the intent, now failed, is returned too.
+            intent = await intents.get_intent(principal=principal, intent_id=intent_id,
+                                              client_secret=data.get("client_secret"))
+        return _payload(intent, errors)
 
     @strawberry.mutation
     async def payment_intent_cancel(self, info: Info[Context, None],

@@ -25,6 +25,13 @@ class DomainError(Exception):
     def as_dict(self) -> dict:
         return {"type": self.type, "code": self.code, "message": self.message, "param": self.param}
 
+    def extra_fields(self) -> dict:
+        """Fields a subclass adds to every rendering of the error (REST body, GraphQL
+        userError and extensions); a replayed error (services.idempotency) sets them as
+        attributes too."""
+        code = getattr(self, "decline_code", None)
+        return {"decline_code": code} if code is not None else {}
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.status}, {self.code!r}, {self.message!r}, param={self.param!r})"
 
@@ -62,9 +69,16 @@ class InvalidState(DomainError):
 
 
 class PaymentDeclined(DomainError):
+    """402: the provider (or our risk check) declined. `decline_code` is the real reason
+    (`card_declined`, `insufficient_funds`, `risk_declined`, `authentication_required`, ...);
+    REST puts it in the error body, GraphQL in the userError (`declineCode`)."""
     status = 402
     code = "payment_declined"
     type = "card_error"
+
+    def __init__(self, message: str, *, decline_code: str | None = None, **kw):
+        super().__init__(message, **kw)
+        self.decline_code = decline_code
 
 
 class Conflict(DomainError):

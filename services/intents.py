@@ -21,7 +21,7 @@ from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
 from services import cards, crypto, events, idempotency, ledger, pricing, routing, settlement
-from services.errors import Conflict, DomainError, InvalidState, NotFound, ValidationError
+from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
@@ -29,6 +29,7 @@ from services.pagination import Page, check_limit, paginate
 from services.payment_methods import resolve_payment_method
 from services.principal import Principal
 from services.providers.base import AuthorizationRequest
+from services.timestamps import iso
 from services.validation import MAX_INT, Fields, check_int, check_str
 
 METHODS = ("card", "crypto", "cod", "qr", "tap_to_pay")
@@ -85,9 +86,7 @@ def receipt_url_of(intent: PaymentIntent) -> str:
 
 
 def _iso(value: datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return iso(value)       # the one format (services.timestamps)
 
 
 def intent_object(intent: PaymentIntent) -> dict[str, Any]:
@@ -525,7 +524,12 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
         intent.next_action = nxt
         return intent
     market, cascade = await _authorize(intent, pm, three_ds_passed=intent.payment_method == "tap_to_pay")
-    return await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url)
+    intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url)
+    if intent.status == "failed":     # stored failed (payment.failed emitted), then answered 402
+        raise PaymentDeclined(f"Payment declined: {intent.failure_code} (payment intent {intent.id} is failed; "
+                              "confirm it again with another payment method)",
+                              decline_code=intent.failure_code, param="payment_method_id")
+    return intent
 
 
 async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str,

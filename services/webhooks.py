@@ -35,6 +35,7 @@ from services.infra.runtime import runtime
 from services.infra.webhook_http import DeliveryResult, transport
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
+from services.timestamps import iso
 from services.validation import Fields, check_str
 
 log = logging.getLogger("qafila.webhooks")
@@ -384,7 +385,7 @@ def _sample_object(event_type: str, principal: Principal) -> dict:
         status = {"created": "requires_payment_method", "disputed": "succeeded"}.get(what, what)
         return {"id": new_id("pay"), "object": "payment", "status": status, "amount": 10000, "currency": "TRY",
                 "livemode": principal.livemode, "merchant_id": principal.merchant_id,
-                "created_at": now.isoformat().replace("+00:00", "Z"), "metadata": {"test": "true"}}
+                "created_at": iso(now), "metadata": {"test": "true"}}
     return {"id": new_id("test"), "object": group, "status": what, "livemode": principal.livemode}
 
 

@@ -41,7 +41,10 @@ async def test_card_succeeds_and_moves_money_through_the_ledger(client, merchant
 
 async def test_decline_fails_the_intent_and_allows_another_card(client, merchant):
     i = await create(client, merchant.sk)
-    c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_chargeDeclined")
+    # Issue 12: a confirm decline is a 402 carrying the provider's reason; the intent is stored failed.
+    e = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_chargeDeclined", expect=402)
+    assert e["error"]["code"] == "payment_declined" and e["error"]["decline_code"] == "card_declined"
+    c = await get(client, merchant.sk, i["id"])
     assert c["status"] == "failed" and c["failure_code"] == "card_declined" and c["succeeded_at"] is None
     assert await ledger.merchant_balance(merchant_id=merchant.id, livemode=False) == {}
     c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_visa")
