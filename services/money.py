@@ -2,7 +2,12 @@
 
 Amounts are integers in minor units everywhere; rates are `Decimal`; a computed amount is
 rounded half-up to the minor unit once, at the end (`round_minor`). KWD and IQD have 3
-decimals. Limits are configuration (`LIMITS`), not constants scattered in code.
+decimals.
+
+The one table of currencies (`table()`: code, exponent, minimum, maximum in minor units)
+serves every interface that takes an amount: payments of `/api`, intents of `/v1`
+(services.pricing), payment links, invoices and subscriptions (services.billing). Limits are
+configuration with defaults (`configure_limits`), not constants scattered in code.
 """
 from __future__ import annotations
 
@@ -23,17 +28,47 @@ class AmountLimit:
     maximum: int     # minor units
 
 
-# Minimum: 1 TRY, 0.10 SAR (payment-intents-v1.md), the rest a comparable small amount;
-# maximum: a single card payment far above any shop's basket.
-LIMITS: dict[str, AmountLimit] = {
-    "TRY": AmountLimit(100, 10_000_000_00),
-    "SAR": AmountLimit(10, 2_000_000_00),
-    "AED": AmountLimit(10, 2_000_000_00),
-    "KWD": AmountLimit(100, 150_000_000),
-    "QAR": AmountLimit(10, 2_000_000_00),
-    "EGP": AmountLimit(500, 25_000_000_00),
-    "IQD": AmountLimit(250_000, 750_000_000_000),
+# Inclusive, in minor units. Minimum 1 TRY and 0.10 SAR, maximum 500,000 TRY
+# (payment-intents-v1.md); the other currencies of about the same value (~12,000-15,000 USD),
+# rounded. The same limits on /api, /v1, payment links and invoices.
+DEFAULT_LIMITS: dict[str, AmountLimit] = {
+    "TRY": AmountLimit(100, 50_000_000),                # 1.00 .. 500,000.00
+    "SAR": AmountLimit(10, 5_000_000),                  # 0.10 .. 50,000.00
+    "AED": AmountLimit(10, 5_000_000),                  # 0.10 .. 50,000.00
+    "KWD": AmountLimit(100, 4_000_000),                 # 0.100 .. 4,000.000
+    "QAR": AmountLimit(10, 5_000_000),                  # 0.10 .. 50,000.00
+    "EGP": AmountLimit(500, 60_000_000),                # 5.00 .. 600,000.00
+    "IQD": AmountLimit(250_000, 16_000_000_000),        # 250.000 .. 16,000,000.000
 }
+LIMITS: dict[str, AmountLimit] = dict(DEFAULT_LIMITS)
+
+
+@dataclass(frozen=True)
+class CurrencyRow:
+    currency: str
+    exponent: int
+    minimum: int     # minor units, inclusive
+    maximum: int     # minor units, inclusive
+
+
+def table() -> list[CurrencyRow]:
+    """The currency table as configured now: one row per supported currency."""
+    return [CurrencyRow(c, EXPONENTS[c], LIMITS[c].minimum, LIMITS[c].maximum) for c in CURRENCIES]
+
+
+def configure_limits(limits: dict[str, AmountLimit] | None = None) -> None:
+    """Replace limits (e.g. an enterprise arrangement) from deployment configuration; None or
+    an empty mapping restores the defaults. Each limit is checked: 1 <= minimum <= maximum."""
+    if not limits:
+        LIMITS.clear()
+        LIMITS.update(DEFAULT_LIMITS)
+        return
+    for cur, lim in limits.items():
+        if cur not in EXPONENTS:
+            raise ValueError(f"unknown currency {cur!r}")
+        if not (isinstance(lim.minimum, int) and isinstance(lim.maximum, int) and 1 <= lim.minimum <= lim.maximum):
+            raise ValueError(f"{cur}: need 1 <= minimum <= maximum (minor units), got {lim}")
+    LIMITS.update(limits)
 
 
 def exponent(currency: str) -> int:
@@ -56,11 +91,11 @@ def check_amount(value: Any, currency: str, param: str = "amount", *, code: str 
             raise ValidationError(f"{param} must be an integer in minor units", param=param, code=code)
     lim = LIMITS[currency]
     if value < lim.minimum:
-        raise ValidationError(f"{param} must be at least {lim.minimum} ({format_amount(lim.minimum, currency)})",
-                              param=param, code=code)
+        raise ValidationError(f"{param} must be at least {format_amount(lim.minimum, currency)} "
+                              f"({lim.minimum} in minor units)", param=param, code=code)
     if value > lim.maximum:
-        raise ValidationError(f"{param} must be at most {lim.maximum} ({format_amount(lim.maximum, currency)})",
-                              param=param, code=code)
+        raise ValidationError(f"{param} must be at most {format_amount(lim.maximum, currency)} "
+                              f"({lim.maximum} in minor units)", param=param, code=code)
     return value
 
 

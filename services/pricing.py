@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from services.errors import ValidationError
+from services import money
 from services.money import CURRENCIES, exponent, round_minor
 
 # The home currency of each market (the merchant's settlement currency).
@@ -19,23 +20,9 @@ MARKET_CURRENCY: dict[str, str] = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": 
 LOCALES = ("ar", "tr", "en")
 
 
-@dataclass(frozen=True)
-class Limits:
-    minimum: int          # minor units, inclusive
-    maximum: int          # minor units, inclusive
-
-
-# Minimum 1 TRY and 0.10 SAR (spec); the rest of about the same small value.
-# Maximum 500,000 TRY (spec); the rest of about the same value (~12,000-15,000 USD), rounded.
-INTENT_LIMITS: dict[str, Limits] = {
-    "TRY": Limits(minimum=100, maximum=50_000_000),               # 1.00 .. 500,000.00
-    "SAR": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
-    "AED": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
-    "QAR": Limits(minimum=10, maximum=5_000_000),                 # 0.10 .. 50,000.00
-    "KWD": Limits(minimum=100, maximum=4_000_000),                # 0.100 .. 4,000.000
-    "EGP": Limits(minimum=500, maximum=60_000_000),               # 5.00 .. 600,000.00
-    "IQD": Limits(minimum=250_000, maximum=16_000_000_000),       # 250.000 .. 16,000,000.000
-}
+# The amount limits are the one table of services/money.py (the same on /api and /v1).
+Limits = money.AmountLimit
+INTENT_LIMITS: dict[str, Limits] = money.LIMITS
 
 # Units of each currency per 1 USD (currency conversion, crypto quotes, network fees).
 USD_RATES: dict[str, Decimal] = {
@@ -71,7 +58,7 @@ def configure(*, limits: dict[str, Limits] | None = None, fee_schedule: dict[str
     """Replace (parts of) the tables, e.g. from deployment configuration."""
     global CONVERSION_RATE
     if limits:
-        INTENT_LIMITS.update(limits)
+        money.configure_limits(limits)
     if fee_schedule:
         FEE_SCHEDULE.update(fee_schedule)
     if usd_rates:
@@ -97,14 +84,8 @@ def check_currency(value, param: str = "currency") -> str:
 
 
 def check_intent_amount(amount: int, currency: str, param: str = "amount") -> int:
-    lim = INTENT_LIMITS[currency]
-    if amount < lim.minimum:
-        raise ValidationError(f"{param} must be at least {plain(lim.minimum, currency)} {currency} "
-                              f"({lim.minimum} in minor units)", code="invalid_amount", param=param)
-    if amount > lim.maximum:
-        raise ValidationError(f"{param} must be at most {plain(lim.maximum, currency)} {currency} "
-                              f"({lim.maximum} in minor units)", code="invalid_amount", param=param)
-    return amount
+    """The table of services/money.py, with /v1's documented code `invalid_amount`."""
+    return money.check_amount(amount, currency, param, code="invalid_amount")
 
 
 @dataclass(frozen=True)
