@@ -12,6 +12,7 @@ class Company(Model):
     plan = fields.CharField(max_length=8, default="free")          # free | paid
     commission_rate = fields.CharField(max_length=12, default="0.05")   # Decimal as text
     currency = fields.CharField(max_length=3, default="USD")       # default report currency
+    country = fields.CharField(max_length=2, null=True)            # ISO 3166 alpha-2; sets the default currency
     phone_number_id = fields.CharField(max_length=64, null=True, unique=True)  # messaging sender
     created_at = fields.DatetimeField()
 

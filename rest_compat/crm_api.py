@@ -26,7 +26,7 @@ def user_shape(u) -> dict:
 
 def company_shape(c) -> dict:
     return {"id": c.id, "object": "company", "name": c.name, "plan": c.plan,
-            "commission_rate": c.commission_rate, "currency": c.currency,
+            "commission_rate": c.commission_rate, "currency": c.currency, "country": c.country,
             "phone_number_id": c.phone_number_id, "created_at": ts(c.created_at)}
 
 
@@ -88,7 +88,7 @@ def pipeline_shape(p) -> dict:
                        for s in p.stages],
             "total": {"count": p.count, "value": p.value, "weighted_value": p.weighted_value},
             "rates_used": [{"base": x.base, "quote": x.quote, "rate": x.rate, "rate_date": day(x.rate_date),
-                            "inverse": x.inverse} for x in p.rates_used]}
+                            "inverse": x.inverse, "source": x.source} for x in p.rates_used]}
 
 
 # ---------------------------------------------------------------- accounts

@@ -36,7 +36,8 @@ async def auth_request_otp(call: Call) -> dict:
 
 async def auth_verify_otp(call: Call) -> dict:
     s = await auth.verify_otp(data=await call.body())
-    return {"token": s.token, "merchant_id": s.merchant_id, "expires_in": s.expires_in}
+    return {"token": s.token, "merchant_id": s.merchant_id, "expires_in": s.expires_in,
+            "merchant_created": s.merchant_created}
 
 
 # ---------------------------------------------------------------- API keys

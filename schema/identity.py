@@ -119,6 +119,8 @@ class OtpVerifyPayload:
     token: str | None = None
     merchant_id: str | None = None
     expires_in: int | None = None
+    merchant_created: bool | None = strawberry.field(
+        default=None, description="True when this verification created the merchant (sign-up).")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -167,4 +169,5 @@ class Mutation:
         s, errors = await user_errors(lambda: auth.verify_otp(data=to_data(input)))
         if errors:
             return OtpVerifyPayload(user_errors=errors)
-        return OtpVerifyPayload(token=s.token, merchant_id=s.merchant_id, expires_in=s.expires_in)
+        return OtpVerifyPayload(token=s.token, merchant_id=s.merchant_id, expires_in=s.expires_in,
+                                merchant_created=s.merchant_created)

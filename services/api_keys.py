@@ -47,12 +47,21 @@ class CreatedKey:
     secret: str
 
 
+def default_key_name(kind: str, mode: str) -> str:
+    """'Secret key (test)', 'Publishable key (live)': the name of a key created without one."""
+    return f"{kind.capitalize()} key ({mode})"
+
+
 async def create_api_key(*, principal: Principal, data: dict) -> CreatedKey:
     f = Fields(data)
-    name = f.str("name", max_len=100, default="")
+    name = f.str("name", max_len=100)
     mode = f.enum("mode", MODES, default=principal.mode)
     kind = f.enum("type", KINDS, default="secret")
     f.reject_unknown()
+    if name is None:                    # omitted (an empty body): a default name, never ""
+        name = default_key_name(kind, mode)
+    elif not name.strip():
+        raise ValidationError("name must not be blank (omit it for a default name)", param="name")
     if principal.kind == "publishable":
         raise AuthenticationError("Invalid API key")
     if mode == "live" and not principal.livemode and principal.kind != "session":

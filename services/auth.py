@@ -35,6 +35,7 @@ class Session:
     token: str
     merchant_id: str
     expires_in: int
+    merchant_created: bool = False      # verify-otp: this verification signed the merchant up
 
 
 def _code_digest(request_id: str, code: str) -> str:
@@ -89,8 +90,10 @@ async def verify_otp(*, data: dict) -> Session:
         raise AuthenticationError("Invalid or expired one-time password", code="invalid_otp")
     if not await rt.kv.delete(slot):          # single use: only the first verification wins
         raise AuthenticationError("Invalid or expired one-time password", code="invalid_otp")
-    merchant = await merchants.get_or_create_by_email(record["email"])
-    return issue_session(merchant.id)
+    merchant, created = await merchants.sign_in_or_up(record["email"])
+    session = issue_session(merchant.id)
+    session.merchant_created = created
+    return session
 
 
 def issue_session(merchant_id: str) -> Session:
@@ -108,11 +111,11 @@ def _session_principal(token: str) -> Principal:
     try:
         claims = jwt.decode(token, rt.config.secret_key, algorithms=["HS256"], audience=SESSION_AUDIENCE,
                             issuer=SESSION_ISSUER, options={"require": ["exp", "iat", "sub", "jti"],
-                                                            "verify_exp": False})
+                                                            "verify_exp": False, "verify_iat": False})
     except jwt.PyJWTError:
         raise AuthenticationError("Invalid API key") from None
-    # Expiry against the injected clock, so tests can move past it.
-    if claims.get("typ") != "session" or claims["exp"] <= rt.clock.time():
+    # Expiry and issue time against the injected clock (PyJWT's iat check uses the wall clock).
+    if claims.get("typ") != "session" or claims["exp"] <= rt.clock.time() or claims["iat"] > rt.clock.time() + 60:
         raise AuthenticationError("Invalid API key")
     # A session acts in test mode: live data is reached with a live secret key.
     return Principal(merchant_id=claims["sub"], livemode=False, kind="session")

@@ -35,14 +35,20 @@ async def create_merchant(*, email: str, name: str | None = None, with_keys: boo
 
 
 async def get_or_create_by_email(email: str) -> Merchant:
+    return (await sign_in_or_up(email))[0]
+
+
+async def sign_in_or_up(email: str) -> tuple[Merchant, bool]:
+    """The merchant of this (verified) e-mail, created if there is none: (merchant, created).
+    A verified OTP is the sign-up; `created` tells the caller it happened."""
     merchant = await Merchant.get_or_none(email=email)
     if merchant is not None:
-        return merchant
+        return merchant, False
     try:
         merchant, _ = await create_merchant(email=email, with_keys=False)
-        return merchant
+        return merchant, True
     except ValidationError:                   # created meanwhile by a concurrent verification
-        return await Merchant.get(email=email)
+        return await Merchant.get(email=email), False
 
 
 async def get_viewer(*, principal: Principal) -> Merchant:

@@ -56,8 +56,25 @@ async def hit(rule: Rule, subject: str) -> RateState:
     return state(rule, await runtime().kv.incr(key, ttl=ttl), now)
 
 
+def describe(rule: Rule) -> str:
+    """'5 per 10 minutes': the rule's real limit (scaled as enforced) in words."""
+    limit = rule.limit * runtime().config.rate_limit_scale
+    w = rule.window
+    if w % 3600 == 0:
+        span = "hour" if w == 3600 else f"{w // 3600} hours"
+    elif w % 60 == 0:
+        span = "minute" if w == 60 else f"{w // 60} minutes"
+    else:
+        span = f"{w} seconds"
+    return f"{limit} per {span}"
+
+
 async def enforce(rule: Rule, subject: str) -> RateState:
+    """Count a request against a rule of its own (e.g. one-time passwords per e-mail); over
+    the limit: 429 whose message names the real limit and the wait, with the rule's
+    X-RateLimit-Limit / X-RateLimit-Remaining / Retry-After headers."""
     state = await hit(rule, subject)
     if not state.allowed:
-        raise RateLimited(rule.message, headers=state.headers())
+        raise RateLimited(f"{rule.message} (limit: {describe(rule)}; retry after {state.retry_after} s)",
+                          headers=state.headers())
     return state

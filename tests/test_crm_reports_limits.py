@@ -83,7 +83,7 @@ async def test_pipeline_weighted_by_probability(crm, acct):
                       "proposal": (2, 133333, 61000), "negotiation": (0, 0, 0)}   # 609.9989 -> 610.00
     assert b["total"] == {"count": 3, "value": 161833, "weighted_value": 63850}   # 638.4989 -> 638.50
     assert b["rates_used"] == [{"base": "TRY", "quote": "USD", "rate": "0.0285", "rate_date": "2026-01-05",
-                                "inverse": False}]
+                                "inverse": False, "source": "company"}]    # issue 12: source added
 
 
 async def test_rates_listed_and_set_by_admins_only(crm, acct):

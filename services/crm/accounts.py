@@ -17,8 +17,8 @@ from tortoise.transactions import in_transaction
 from models.crm import Company, RefreshToken, SessionFamily, User
 from services import ratelimit
 from services.auth import bearer
-from services.crm.currency import check_currency
-from services.errors import AuthenticationError, Conflict, NotFound, PermissionDenied, RateLimited
+from services.crm.currency import check_currency, currency_of_country
+from services.errors import AuthenticationError, Conflict, NotFound, PermissionDenied, RateLimited, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime
 from services.validation import Fields
@@ -138,14 +138,27 @@ async def _start_session(user: User, company: Company) -> Tokens:
                   user=user, company=company)
 
 
+def _country(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if not (value.isascii() and value.isalpha()):
+        raise ValidationError("country must be an ISO 3166 two-letter code such as SA", param="country")
+    return value.upper()
+
+
 async def signup(*, data: dict) -> Tokens:
     f = Fields(data)
     email = f.email("email", required=True).lower()
     password = _password(f)
     name = f.str("name", max_len=200, default="")
     company_name = f.str("company_name", max_len=200, default="")
-    currency = check_currency(f.str("currency", max_len=3, default="USD"), "currency")
+    currency = f.str("currency", max_len=3)
+    country = f.str("country", max_len=2, min_len=2)
     f.reject_unknown()
+    # The report currency: as given, else the company's country's (SA -> SAR, AE -> AED, TR -> TRY,
+    # KW -> KWD, QA -> QAR, EG -> EGP, IQ -> IQD), else USD.
+    country = _country(country)
+    currency = check_currency(currency or currency_of_country(country) or "USD", "currency")
     rt = runtime()
     if await User.filter(email=email).exists():
         raise Conflict("An account with this e-mail already exists", code="email_taken", param="email")
@@ -154,7 +167,7 @@ async def signup(*, data: dict) -> Tokens:
     try:
         async with in_transaction():
             company = await Company.create(id=new_id("cmp"), name=company_name or name or email.split("@")[0],
-                                           currency=currency, created_at=now)
+                                           currency=currency, country=country, created_at=now)
             user = await User.create(id=new_id("usr"), company_id=company.id, email=email, name=name,
                                      password_hash=password_hash, role="admin", created_at=now)
             return await _start_session(user, company)
@@ -258,12 +271,16 @@ def _claims(token: str) -> dict:
     rt = runtime()
     try:
         claims = jwt.decode(token, rt.config.secret_key, algorithms=["HS256"], audience=AUDIENCE, issuer=ISSUER,
-                            options={"require": ["exp", "iat", "sub", "jti", "sid", "cid"], "verify_exp": False})
+                            options={"require": ["exp", "iat", "sub", "jti", "sid", "cid"], "verify_exp": False,
+                                     "verify_iat": False})
     except jwt.PyJWTError:
         raise AuthenticationError("Invalid access token", code="invalid_token") from None
     if claims.get("typ") != "crm_access":
         raise AuthenticationError("Invalid access token", code="invalid_token")
-    # Expiry against the injected clock, so tests move past it without sleeping.
+    # Expiry (and issue time) against the injected clock, so tests move past it without sleeping;
+    # PyJWT would check `iat` against the wall clock, refusing tokens issued on a test clock ahead of it.
+    if not isinstance(claims["iat"], int) or claims["iat"] > rt.clock.time() + 60:
+        raise AuthenticationError("Invalid access token", code="invalid_token")
     if not isinstance(claims["exp"], int) or claims["exp"] <= rt.clock.time():
         raise AuthenticationError("Access token expired: refresh it", code="token_expired")
     return claims
@@ -303,11 +320,14 @@ async def update_company(*, principal: CrmPrincipal, data: dict) -> Company:
     f.seen.add("commission_rate")
     rate = data.get("commission_rate")
     currency = f.str("currency", max_len=3)
+    country = _country(f.str("country", max_len=2, min_len=2))
     phone_number_id = f.str("phone_number_id", max_len=64, min_len=1)
     f.reject_unknown()
     company = await get_company(principal=principal)
     if name is not None:
         company.name = name
+    if country is not None:         # the report currency stays as set unless `currency` is given too
+        company.country = country
     if currency is not None:
         company.currency = check_currency(currency, "currency")
     if phone_number_id is not None:

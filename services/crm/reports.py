@@ -14,7 +14,7 @@ from tortoise.functions import Count, Sum
 
 from models.crm import Company, Deal, ExchangeRate
 from services.crm.accounts import CrmPrincipal
-from services.crm.currency import check_currency, exponent
+from services.crm.currency import check_currency, exponent, reference_rate
 from services.crm.customers import _scope
 from services.crm.deals import OPEN_STAGES
 from services.errors import ValidationError
@@ -32,6 +32,7 @@ class RateUsed:
     rate: str
     rate_date: date | None
     inverse: bool          # the configured rate is quote->base and was inverted
+    source: str = "company"  # company: a configured rate | reference: the default peg (via USD)
 
 
 @dataclass
@@ -96,6 +97,9 @@ class Rates:
                 return Decimal(r.rate), RateUsed(base, quote, r.rate, r.rate_date, False)
             if r.base == quote and r.quote == base:
                 return Decimal(1) / Decimal(r.rate), RateUsed(r.base, r.quote, r.rate, r.rate_date, True)
+        ref = reference_rate(base, quote)
+        if ref is not None:        # no configured rate: the default reference rate (pegs, through USD)
+            return ref, RateUsed(base, quote, format(ref.normalize(), "f"), None, False, source="reference")
         raise ValidationError(f"No exchange rate between {base} and {quote} is configured: set one with "
                               f"PUT /api/reports/rates", param="currency", code="exchange_rate_missing")
 
