@@ -29,6 +29,7 @@ from services.infra.runtime import runtime
 from services.money import LIMITS, check_currency, format_amount, round_minor
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
+from services.timestamps import iso
 from services.validation import Fields, check_enum
 
 STATUSES = ("draft", "sent", "paid")
@@ -129,8 +130,8 @@ def invoice_object(inv: Invoice) -> dict:
             "customer_id": inv.customer_id, "subscription_id": inv.subscription_id, "currency": inv.currency,
             "items": inv.items, "subtotal": inv.subtotal, "tax_rate": inv.tax_rate, "tax": inv.tax,
             "total": inv.total, "due_date": inv.due_date.isoformat(), **urls(inv), "sent_to": inv.sent_to,
-            "paid_at": inv.paid_at.isoformat() if inv.paid_at else None, "payment_id": inv.payment_id,
-            "livemode": inv.livemode, "created_at": inv.created_at.isoformat()}
+            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id,
+            "livemode": inv.livemode, "created_at": iso(inv.created_at)}
 
 
 # ---------------------------------------------------------------- numbering

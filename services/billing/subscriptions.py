@@ -28,6 +28,7 @@ from services.ids import check_id, new_id
 from services.money import check_amount, check_currency
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
+from services.timestamps import iso
 from services.validation import Fields, check_enum
 
 STATUSES = ("active", "past_due", "unpaid", "paused", "cancelled")
@@ -41,9 +42,9 @@ def subscription_object(s: Subscription) -> dict:
             "plan": s.plan, "amount": s.amount, "currency": s.currency, "interval": s.interval,
             "interval_count": s.interval_count,
             "next_billing": s.next_billing_at.date().isoformat() if s.next_billing_at else None,
-            "current_period_start": s.current_period_start.isoformat(),
-            "current_period_end": s.current_period_end.isoformat(), "latest_invoice": s.latest_invoice_id,
-            "livemode": s.livemode, "created_at": s.created_at.isoformat()}
+            "current_period_start": iso(s.current_period_start),
+            "current_period_end": iso(s.current_period_end), "latest_invoice": s.latest_invoice_id,
+            "livemode": s.livemode, "created_at": iso(s.created_at)}
 
 
 def _principal(s: Subscription) -> Principal:
