@@ -7,8 +7,9 @@ parsed document (run by schema.RequestLimits before the validation cache):
   costs about 100 times its node. Above MAX_COST the request is a 400 `query_too_complex`
   whose message gives the cost and the limit. Fragments are costed once each (a fragment
   "bomb" stays linear) and a fragment cycle is left to validation.
-- ids: every argument or input field of type ID, written in the document or passed as a
-  variable, goes through services.ids.check_id (a malformed id is a 400 naming it).
+- ids: every argument or input field of type ID, and the `after`/`before` cursor of a
+  connection, written in the document or passed as a variable, goes through
+  services.ids.check_id (a malformed id is a 400 naming it).
 - NUL: no string in the variables or in the document's literals may hold a NUL character.
 
 Errors are DomainErrors; the caller wraps them as top-level GraphQL errors (HTTP 400)."""
@@ -28,6 +29,7 @@ from services.validation import reject_nul
 
 MAX_COST = 20_000
 PAGE_ARGUMENTS = ("first", "last", "limit")
+CURSOR_ARGUMENTS = ("after", "before")
 _MISSING = object()
 
 
@@ -72,10 +74,13 @@ class _Walk:
         fdef = fields.get(name)
         if fdef is None:                                # __typename, introspection, or unknown
             return 0 if name.startswith("__") else 1
+        connection = get_named_type(fdef.type).name.endswith("Connection")
         for arg in node.arguments or ():
             adef = fdef.args.get(arg.name.value)
             if adef is not None:
                 self.literal(adef.type, arg.value, arg.name.value)
+                if connection and arg.name.value in CURSOR_ARGUMENTS:
+                    self.cursor(arg.value, arg.name.value)
         if node.selection_set is None:
             return 1
         inner = self.selections(node.selection_set, get_named_type(fdef.type))
@@ -98,6 +103,13 @@ class _Walk:
         return 1
 
     # ---------------------------------------------------------------- ids and NUL
+
+    def cursor(self, node, param: str) -> None:
+        """A connection's cursor is the id of the last row seen (services.pagination)."""
+        value = self.variables.get(node.name.value) if isinstance(node, VariableNode) else \
+            node.value if isinstance(node, StringValueNode) else None
+        if isinstance(value, str):
+            check_id(value, param)
 
     def literal(self, type_, node, param: str) -> None:
         if isinstance(node, VariableNode):
