@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rest_compat.routing import Interface, Route
-from services import api_keys, crypto, intents, money, payments, pricing, routing
+from services import api_keys, crypto, intents, links, money, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
 from services.crm import deals as crm_deals
@@ -186,7 +186,13 @@ PAYMENT = shape({
     "payment_method": shape({"type": STR, "card": shape({
         "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
         "fingerprint": null(STR), "country": null(STR)})}),
-    "metadata": METADATA_OUT, "livemode": BOOL})
+    "metadata": METADATA_OUT, "livemode": BOOL,
+    "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
+    "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
+    "receipt": null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
+                           "status": enum(("pending", "sent", "failed"))},
+                          description="the automatic receipt to the customer (retrieve only)"))},
+    optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS})
 CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
@@ -218,7 +224,8 @@ EVENT_SUMMARY_PROPS = {"id": STR, "event": EVENT_NAME, "delivered": BOOL, "creat
 EVENT_SUMMARY = shape(EVENT_SUMMARY_PROPS)
 EVENT_DETAIL = shape({**EVENT_SUMMARY_PROPS, "data": shape({"object": {"type": "object"}}),
                       "deliveries": arr(DELIVERY)})
-PATH_ID_404 = (404,)
+REPLAY_NOTE = ("`{}` is in the first answer only: a replay of the same Idempotency-Key answers without it "
+               "(secrets are never stored with the key).")
 
 MERCHANT: dict[tuple[str, str], Op] = {
     ("POST", "/auth/request-otp"): Op(
@@ -232,7 +239,8 @@ MERCHANT: dict[tuple[str, str], Op] = {
         description="The token is a session credential: use it as `Authorization: Bearer <token>`."),
     ("GET", "/api-keys"): Op(list_of(API_KEY), query=PAGE),
     ("POST", "/api-keys"): Op(
-        shape({**API_KEY["properties"], "key": {"type": "string", "description": "the full key, shown once"}}),
+        shape({**API_KEY["properties"], "key": {"type": "string", "description": "the full key, shown once"}},
+              optional=("key",), description=REPLAY_NOTE.format("key")),
         body({"name": text(100), "mode": enum(api_keys.MODES), "type": enum(api_keys.KINDS)})),
     ("PUT", "/api-keys/{id}/revoke"): Op(shape({"id": STR, "status": enum(("active", "revoked")),
                                                 "revoked_at": null(TS)})),
@@ -276,7 +284,8 @@ MERCHANT: dict[tuple[str, str], Op] = {
                "amount_refunded": INT, "reason": null(STR)}),
         body({"amount": amount(), "reason": text(200)}), errors=(409,)),
     ("POST", "/webhooks/configure"): Op(
-        shape({**ENDPOINT["properties"], "secret": {"type": "string", "description": "signing secret, whsec_..."}}),
+        shape({**ENDPOINT["properties"], "secret": {"type": "string", "description": "signing secret, whsec_..."}},
+              optional=("secret",), description=REPLAY_NOTE.format("secret")),
         body({"url": text(2048, 1, format="uri"),
               "events": arr({"anyOf": [EVENT_NAME, const("*")]}, minItems=1, maxItems=len(EVENT_TYPES) + 1)},
              required=("url", "events"))),
@@ -290,7 +299,8 @@ MERCHANT: dict[tuple[str, str], Op] = {
         shape({"delivered": BOOL, "status_code": null(INT), "latency_ms": INT, "event_id": STR,
                "results": arr(shape({"endpoint_id": STR, "url": STR, "delivered": BOOL, "status_code": null(INT),
                                      "latency_ms": INT, "error": null(STR)}))}),
-        body({"event": EVENT_NAME, "endpoint": text(40)}, required=("event",))),
+        body({"event": EVENT_NAME, "endpoint": text(40, description="a whk_ id: only this endpoint")},
+             required=("event",)), errors=(404,)),
 }
 
 # ---- merchant /api: billing (rest_compat/merchant_billing.py). The enumerations are those of
@@ -352,6 +362,27 @@ MERCHANT.update({
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
         description="Test mode only: moves the merchant's test clock and runs renewals and dunning that fell due."),
+})
+
+# ---- merchant /api: payment links (rest_compat/merchant_links.py)
+
+LINK_STATUS = enum(links.STATUSES)
+PAYMENT_LINK = shape({
+    "id": STR, "object": const("payment_link"), "url": {"type": "string", "description": "{pay_url}/{id}"},
+    "status": LINK_STATUS, "amount": INT, "currency": CURRENCY, "description": null(STR), "expires_at": null(TS),
+    "metadata": METADATA_OUT, "payments_count": INT,
+    "amount_collected": {"type": "integer", "description": "captured minus refunded, minor units"},
+    "livemode": BOOL, "created_at": TS, "cancelled_at": null(TS)})
+MERCHANT.update({
+    ("POST", "/payment-links"): Op(
+        PAYMENT_LINK, body({"amount": amount(), "currency": CURRENCY, "description": text(500),
+                            "expires_at": {"type": ["string", "integer"],
+                                           "description": "ISO 8601 or Unix seconds, in the future"},
+                            "metadata": METADATA}, required=("amount", "currency"))),
+    ("GET", "/payment-links"): Op(list_of(PAYMENT_LINK, total=None), query=(*PAGE, q("status", LINK_STATUS))),
+    ("GET", "/payment-links/{id}"): Op(PAYMENT_LINK),
+    ("PUT", "/payment-links/{id}/cancel"): Op(PAYMENT_LINK, description="400 when the link is already "
+                                                                        "cancelled or expired."),
 })
 
 # ---- payment intents /v1
@@ -523,7 +554,8 @@ CRM: dict[tuple[str, str], Op] = {
                q("currency", CRM_CURRENCY), q("value_gte", {"type": "integer", "minimum": 0}),
                q("value_lte", {"type": "integer", "minimum": 0}), q("min_value", {"type": "integer", "minimum": 0}),
                q("max_value", {"type": "integer", "minimum": 0}))),
-    ("POST", "/deals"): Op(DEAL_WITH_COMMISSIONS, body(DEAL_IN, required=("title", "customer_id", "value", "currency"))),
+    ("POST", "/deals"): Op(DEAL_WITH_COMMISSIONS, body(DEAL_IN, required=("title", "customer_id", "value", "currency")),
+                           errors=(404,), description="404 (param customer_id or owner_id) for an unknown reference."),
     ("GET", "/deals/{id}"): Op(DEAL_WITH_COMMISSIONS),
     ("PUT", "/deals/{id}"): Op(DEAL_WITH_COMMISSIONS, body(DEAL_IN)),
     ("GET", "/commissions"): Op(
@@ -543,13 +575,13 @@ CRM: dict[tuple[str, str], Op] = {
         query=(*CRM_PAGE, q("unread", enum(("1", "true", "0", "false")), "only conversations with unread messages"))),
     ("GET", "/messaging/messages"): Op(
         list_of(MESSAGE, total="total_count", crm=True),
-        query=(*CRM_PAGE, q("customer_id", text(40)), q("phone", text(32)))),
+        query=(*CRM_PAGE, q("customer_id", text(40)), q("phone", text(32))), errors=(404,)),
     ("POST", "/messaging/send"): Op(
         MESSAGE, body({"customer_id": text(40), "to": text(32, description="a phone number, without customer_id"),
                        "text": {"type": "string", "minLength": 1, "maxLength": 4096}}, required=("text",)),
-        errors=(502,)),
+        errors=(404, 502)),
     ("POST", "/messaging/read"): Op(shape({"object": const("read_receipt"), "marked": INT}),
-                                   body({"customer_id": text(40), "phone": text(32)})),
+                                   body({"customer_id": text(40), "phone": text(32)}), errors=(404,)),
     ("GET", "/reports/revenue"): Op(
         REVENUE, query=(q("currency", CRM_CURRENCY, "target currency (the company's by default)"),
                         q("from", WHEN, "won at or after"), q("to", WHEN, "won at or before"))),

@@ -64,9 +64,15 @@ def _scope(principal: CrmPrincipal) -> dict:
     return {"company_id": principal.company_id}
 
 
+def _fits(object_id: Any) -> bool:
+    """A string that could be an id (the id columns hold 40 characters): any other is not found
+    (the lookup would refuse it with a 500)."""
+    return isinstance(object_id, str) and len(object_id) <= 40
+
+
 async def get_customer(*, principal: CrmPrincipal, customer_id: Any, param: str = "id") -> Customer:
     scope = _scope(principal)
-    c = await Customer.get_or_none(id=customer_id, **scope) if isinstance(customer_id, str) else None
+    c = await Customer.get_or_none(id=customer_id, **scope) if _fits(customer_id) else None
     if c is None:
         raise NotFound(param=param)
     return c

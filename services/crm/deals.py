@@ -19,7 +19,7 @@ from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
-from services.validation import MAX_INT, Fields, check_int
+from services.validation import MAX_INT, Fields, check_enum, check_int, check_str
 
 STAGES = ("lead", "qualified", "proposal", "negotiation", "won", "lost")
 OPEN_STAGES = ("lead", "qualified", "proposal", "negotiation")
@@ -36,7 +36,7 @@ async def _owner(principal: CrmPrincipal, owner_id: Any) -> User:
 
 async def get_deal(*, principal: CrmPrincipal, deal_id: Any) -> Deal:
     scope = _scope(principal)
-    deal = await Deal.get_or_none(id=deal_id, **scope) if isinstance(deal_id, str) else None
+    deal = await Deal.get_or_none(id=deal_id, **scope) if isinstance(deal_id, str) and len(deal_id) <= 40 else None
     if deal is None:
         raise NotFound()
     return deal
@@ -138,6 +138,12 @@ async def update_deal(*, principal: CrmPrincipal, deal_id: str, data: dict) -> D
     return deal
 
 
+def _ref(value: Any, param: str) -> str:
+    """An id filter from the query string: longer than any id is a 400 naming it (the column
+    would refuse it), not a 500; an unknown one just matches nothing."""
+    return check_str(value, param, max_len=40)
+
+
 async def list_deals(*, principal: CrmPrincipal, query: dict) -> Page:
     """Filters: stage, owner_id, customer_id, currency, value_gte, value_lte."""
     qs = Deal.filter(**_scope(principal))
@@ -148,9 +154,9 @@ async def list_deals(*, principal: CrmPrincipal, query: dict) -> Page:
                 raise ValidationError(f"stage must be one of: {', '.join(STAGES)}", param="stage")
         qs = qs.filter(stage__in=stages)
     if query.get("owner_id") or query.get("owner"):
-        qs = qs.filter(owner_id=query.get("owner_id") or query.get("owner"))
+        qs = qs.filter(owner_id=_ref(query.get("owner_id") or query.get("owner"), "owner_id"))
     if query.get("customer_id"):
-        qs = qs.filter(customer_id=query["customer_id"])
+        qs = qs.filter(customer_id=_ref(query["customer_id"], "customer_id"))
     if query.get("currency"):
         qs = qs.filter(currency=check_currency(query["currency"]))
     for key, op in (("value_gte", "gte"), ("value_lte", "lte"), ("min_value", "gte"), ("max_value", "lte")):
@@ -173,9 +179,9 @@ async def commissions_of(*, principal: CrmPrincipal, deal_ids: list[str]) -> dic
 async def list_commissions(*, principal: CrmPrincipal, query: dict) -> Page:
     qs = Commission.filter(**_scope(principal))
     if query.get("deal_id"):
-        qs = qs.filter(deal_id=query["deal_id"])
+        qs = qs.filter(deal_id=_ref(query["deal_id"], "deal_id"))
     if query.get("user_id"):
-        qs = qs.filter(user_id=query["user_id"])
+        qs = qs.filter(user_id=_ref(query["user_id"], "user_id"))
     if query.get("status"):
-        qs = qs.filter(status=query["status"])
+        qs = qs.filter(status=check_enum(query["status"], "status", ("active", "reversed")))
     return await paginate(qs, limit=check_limit(query.get("limit")), starting_after=query.get("starting_after"))
