@@ -135,11 +135,15 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def check_request(route: Route, request: web.Request) -> None:
-    """Hostile input refused in one place, before any handler runs: every path parameter is an
-    id (services.ids.check_id: malformed -> 400 naming it), no query parameter holds a NUL, and a
-    body has the route's media type (415 otherwise)."""
+    """Hostile input refused in one place, before any handler runs: a path parameter `id` or
+    `*_id` is an id (services.ids.check_id: malformed -> 400 naming it; any other is printable
+    and short), no query parameter holds a NUL, and a body has the route's media type (415
+    otherwise)."""
     for name, value in request.match_info.items():
-        check_id(value, name)
+        if name == "id" or name.endswith("_id"):
+            check_id(value, name)
+        elif len(value) > 200 or not value.isprintable():       # another kind of path parameter
+            raise ValidationError(f"{name} is malformed", param=name)
     for name, value in request.query.items():
         if "\x00" in name or "\x00" in value:
             reject_nul({name: value})

@@ -42,7 +42,12 @@ def _routes():
 
 
 ROUTES = _routes()
-ID_ROUTES = [p for p in ROUTES if "{" in p.values[2].path]
+def _params(route) -> list[str]:
+    import re
+    return re.findall(r"\{(\w+)", route.path)
+
+
+ID_ROUTES = [p for p in ROUTES if any(n == "id" or n.endswith("_id") for n in _params(p.values[2]))]
 BODY_ROUTES = [p for p in ROUTES if p.values[2].method in ("POST", "PUT", "PATCH", "DELETE")
                and p.values[2].content_type is not None]
 GET_ROUTES = [p for p in ROUTES if p.values[2].method == "GET"]
@@ -90,7 +95,7 @@ async def test_malformed_ids_are_400_naming_the_param(caller, kind, prefix, rout
         resp = await client.request(route.method, _path(prefix, route, ident), headers=headers)
         body = await resp.json()
         assert resp.status == 400, (why, resp.status, body)
-        assert body["error"]["code"] == "invalid_id" and body["error"]["param"] == "id", (why, body)
+        assert body["error"]["code"] == "invalid_id" and body["error"]["param"] in _params(route), (why, body)
         assert body["error"]["request_id"]
 
 
