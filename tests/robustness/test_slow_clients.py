@@ -192,12 +192,12 @@ def test_qafila_serve_applies_the_header_timeout_on_both_ports(tmp_path):
                              "--crm-port", str(ports[1])], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline, output = time.monotonic() + 60, []
         while time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line or "serving main on" in line:
+            output.append(proc.stdout.readline())
+            if not output[-1] or "serving main on" in output[-1]:
                 break
-        assert proc.poll() is None, "qafila serve is running"
+        assert "serving main on" in output[-1], "".join(output)
         for port in ports:
             with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
                 s.sendall(b"GET /health HTTP/1.1\r\nHost: qafila.test\r\n")      # and nothing more
