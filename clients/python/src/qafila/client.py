@@ -1,0 +1,421 @@
+"""The clients: ``Qafila`` (synchronous) and ``AsyncQafila``; one attribute per resource.
+
+    client = Qafila("sk_test_...", base_url="http://127.0.0.1:8000")
+    intent = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+    intent = client.payment_intents.confirm(intent.id, payment_method_id="pm_card_visa")
+    for pi in client.payment_intents.list(limit=2).auto_paging_iter(): ...
+
+Every POST carries an ``Idempotency-Key`` made once per call (or the one you pass) and sent again
+on each retry, so a retried create never makes two objects.
+"""
+from __future__ import annotations
+
+from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, Type,
+                    TypeVar)
+from urllib.parse import quote
+
+from . import types as t
+from ._http import SAFE, UNSAFE, AsyncRequester, Call, SyncRequester, merge_params
+from ._model import Model
+
+T = TypeVar("T", bound=Model)
+
+
+def _id(value: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError("an object id (a non-empty string) is required")
+    return quote(value, safe="")
+
+
+class Page(Generic[T]):
+    """One page of a list. ``auto_paging_iter()`` walks this page and the following ones."""
+
+    def __init__(self, data: List[T], has_more: bool, next_cursor: Optional[str], total: Optional[int],
+                 raw: Dict[str, Any], fetch: Callable[[str], Any]):
+        self.data = data
+        self.has_more = has_more
+        self.next_cursor = next_cursor
+        self.total = total
+        self.raw = raw
+        self._fetch = fetch
+
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"<Page of {len(self.data)} has_more={self.has_more}>"
+
+    @property
+    def cursor(self) -> Optional[str]:
+        """``starting_after`` for the next page: ``next_cursor`` when the service gives one, else the last id."""
+        if self.next_cursor:
+            return self.next_cursor
+        if self.data:
+            return getattr(self.data[-1], "id", None)
+        return None
+
+    def next_page(self) -> Optional["Page[T]"]:
+        if not self.has_more or not self.cursor:
+            return None
+        return self._fetch(self.cursor)
+
+    def auto_paging_iter(self) -> Iterator[T]:
+        page: Optional[Page[T]] = self
+        while page is not None:
+            yield from page.data
+            page = page.next_page()
+
+
+class AsyncPage(Page[T]):
+    async def next_page(self) -> Optional["AsyncPage[T]"]:  # type: ignore[override]
+        if not self.has_more or not self.cursor:
+            return None
+        return await self._fetch(self.cursor)
+
+    async def auto_paging_iter(self) -> AsyncIterator[T]:  # type: ignore[override]
+        page: Optional[AsyncPage[T]] = self
+        while page is not None:
+            for item in page.data:
+                yield item
+            page = await page.next_page()
+
+
+def _page(cls, model, raw, fetch):
+    data = [model.from_dict(x) for x in (raw.get("data") or [])]
+    total = raw.get("total_count", raw.get("total"))
+    return cls(data, bool(raw.get("has_more")), raw.get("next_cursor"), total, raw, fetch)
+
+
+class _Resource:
+    def __init__(self, client):
+        self._client = client
+
+    def _call(self, call: Call):
+        return self._client._requester.request(call)
+
+    def _list(self, path: str, model: Type[T], params: Dict[str, Any]):
+        """A Page (sync) or an awaitable of an AsyncPage, fetching later pages with the same filters."""
+        is_async = isinstance(self._client._requester, AsyncRequester)
+
+        def fetch(cursor: Optional[str]):
+            p = dict(params)
+            if cursor:
+                p["starting_after"] = cursor
+            pending = self._call(Call("GET", path, params=p))
+            if is_async:
+                async def done():
+                    return _page(AsyncPage, model, await pending, fetch)
+                return done()
+            return _page(Page, model, pending, fetch)
+        return fetch(None)
+
+
+# ---------------------------------------------------------------------------- /v1 payment intents
+
+class PaymentIntents(_Resource):
+    """``/v1/payments``: payment intents."""
+
+    def create(self, params: Optional[t.PaymentIntentCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return self._call(Call("POST", "/v1/payments/intent", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentIntent, idempotency_key=idempotency_key))
+
+    def confirm(self, id: str, params: Optional[t.PaymentIntentConfirmParams] = None, /, *,
+                idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return self._call(Call("POST", f"/v1/payments/{_id(id)}/confirm", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentIntent, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.PaymentIntent:
+        return self._call(Call("GET", f"/v1/payments/{_id(id)}", model=t.PaymentIntent))  # type: ignore
+
+    def cancel(self, id: str, params: Optional[t.PaymentIntentCancelParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return self._call(Call("POST", f"/v1/payments/{_id(id)}/cancel", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentIntent, idempotency_key=idempotency_key))
+
+    def list(self, params: Optional[t.PaymentIntentListParams] = None, /, **kwargs: Any) -> Page[t.PaymentIntent]:
+        """Filters: limit, starting_after, status, currency, payment_method, created_gte / created_lte
+        (or ``created={"gte": ..., "lte": ...}``), Unix seconds."""
+        p = merge_params(params, kwargs)
+        created = p.pop("created", None)
+        if isinstance(created, dict):
+            for op, v in created.items():
+                p[f"created[{op}]"] = v
+        for op in ("gte", "lte"):
+            if f"created_{op}" in p:
+                p[f"created[{op}]"] = p.pop(f"created_{op}")
+        return self._list("/v1/payments", t.PaymentIntent, p)  # type: ignore
+
+
+# ---------------------------------------------------------------------------- /api merchant interface
+
+class Payments(_Resource):
+    """``/api/payments``: card payments routed to providers; capture, void, refund."""
+
+    def create(self, params: Optional[t.PaymentCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Payment:
+        return self._call(Call("POST", "/api/payments/create", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.Payment, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.Payment:
+        return self._call(Call("GET", f"/api/payments/{_id(id)}", model=t.Payment))  # type: ignore
+
+    def list(self, params: Optional[t.PaymentListParams] = None, /, **kwargs: Any) -> Page[t.Payment]:
+        return self._list("/api/payments/list", t.Payment, merge_params(params, kwargs))  # type: ignore
+
+    def capture(self, id: str, amount: Optional[int] = None, *, idempotency_key: Optional[str] = None) -> t.PaymentCapture:
+        return self._call(Call("POST", f"/api/payments/{_id(id)}/capture", body=merge_params({"amount": amount}, {}),  # type: ignore
+                               model=t.PaymentCapture, idempotency_key=idempotency_key))
+
+    def void(self, id: str, *, idempotency_key: Optional[str] = None) -> t.PaymentVoid:
+        return self._call(Call("POST", f"/api/payments/{_id(id)}/void", body={},  # type: ignore
+                               model=t.PaymentVoid, idempotency_key=idempotency_key))
+
+    def refund(self, id: str, amount: Optional[int] = None, reason: Optional[str] = None, *,
+               idempotency_key: Optional[str] = None) -> t.Refund:
+        """Full refund without ``amount``; partial with one."""
+        return self._call(Call("POST", f"/api/payments/{_id(id)}/refund",  # type: ignore
+                               body=merge_params({"amount": amount, "reason": reason}, {}),
+                               model=t.Refund, idempotency_key=idempotency_key))
+
+
+class Customers(_Resource):
+    def create(self, params: Optional[t.CustomerCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Customer:
+        return self._call(Call("POST", "/api/customers", body=merge_params(params, kwargs), model=t.Customer,  # type: ignore
+                               idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.Customer:
+        return self._call(Call("GET", f"/api/customers/{_id(id)}", model=t.Customer))  # type: ignore
+
+    def update(self, id: str, params: Optional[t.CustomerUpdateParams] = None, /, **kwargs: Any) -> t.Customer:
+        # Setting fields to given values: safe to repeat.
+        return self._call(Call("PUT", f"/api/customers/{_id(id)}", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.Customer, retry=SAFE))
+
+    def list(self, params: Optional[t.CustomerListParams] = None, /, **kwargs: Any) -> Page[t.Customer]:
+        return self._list("/api/customers", t.Customer, merge_params(params, kwargs))  # type: ignore
+
+
+class PaymentLinks(_Resource):
+    def create(self, params: Optional[t.PaymentLinkCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentLink:
+        return self._call(Call("POST", "/api/payment-links", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentLink, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.PaymentLink:
+        return self._call(Call("GET", f"/api/payment-links/{_id(id)}", model=t.PaymentLink))  # type: ignore
+
+    def list(self, params: Optional[t.PaymentLinkListParams] = None, /, **kwargs: Any) -> Page[t.PaymentLink]:
+        return self._list("/api/payment-links", t.PaymentLink, merge_params(params, kwargs))  # type: ignore
+
+    def cancel(self, id: str) -> t.PaymentLink:
+        return self._call(Call("PUT", f"/api/payment-links/{_id(id)}/cancel", model=t.PaymentLink,  # type: ignore
+                               retry=UNSAFE))
+
+
+class Subscriptions(_Resource):
+    def create(self, params: Optional[t.SubscriptionCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Subscription:
+        return self._call(Call("POST", "/api/subscriptions", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.Subscription, idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.Subscription:
+        return self._call(Call("GET", f"/api/subscriptions/{_id(id)}", model=t.Subscription))  # type: ignore
+
+    def list(self, params: Optional[t.SubscriptionListParams] = None, /, **kwargs: Any) -> Page[t.Subscription]:
+        return self._list("/api/subscriptions", t.Subscription, merge_params(params, kwargs))  # type: ignore
+
+    def pause(self, id: str) -> t.Subscription:
+        return self._call(Call("PUT", f"/api/subscriptions/{_id(id)}/pause", model=t.Subscription, retry=UNSAFE))  # type: ignore
+
+    def resume(self, id: str) -> t.Subscription:
+        return self._call(Call("PUT", f"/api/subscriptions/{_id(id)}/resume", model=t.Subscription, retry=UNSAFE))  # type: ignore
+
+    def cancel(self, id: str) -> t.Subscription:
+        return self._call(Call("PUT", f"/api/subscriptions/{_id(id)}/cancel", model=t.Subscription, retry=UNSAFE))  # type: ignore
+
+
+class Invoices(_Resource):
+    def create(self, params: Optional[t.InvoiceCreateParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Invoice:
+        return self._call(Call("POST", "/api/invoices", body=merge_params(params, kwargs), model=t.Invoice,  # type: ignore
+                               idempotency_key=idempotency_key))
+
+    def retrieve(self, id: str) -> t.Invoice:
+        return self._call(Call("GET", f"/api/invoices/{_id(id)}", model=t.Invoice))  # type: ignore
+
+    def list(self, params: Optional[t.InvoiceListParams] = None, /, **kwargs: Any) -> Page[t.Invoice]:
+        return self._list("/api/invoices", t.Invoice, merge_params(params, kwargs))  # type: ignore
+
+    def send(self, id: str, channel: str = "email") -> t.Invoice:
+        """``channel``: ``email`` or ``messaging``."""
+        return self._call(Call("PUT", f"/api/invoices/{_id(id)}/send", body={"channel": channel},  # type: ignore
+                               model=t.Invoice, retry=UNSAFE))
+
+    def mark_paid(self, id: str) -> t.Invoice:
+        return self._call(Call("PUT", f"/api/invoices/{_id(id)}/mark-paid", body={}, model=t.Invoice,  # type: ignore
+                               retry=UNSAFE))
+
+
+class BalanceResource(_Resource):
+    def retrieve(self) -> t.Balance:
+        return self._call(Call("GET", "/api/balance", model=t.Balance))  # type: ignore
+
+
+class Settlements(_Resource):
+    def list(self, params: Optional[t.SettlementListParams] = None, /, **kwargs: Any) -> Page[t.Settlement]:
+        return self._list("/api/settlements", t.Settlement, merge_params(params, kwargs))  # type: ignore
+
+    def retrieve(self, id: str) -> t.Settlement:
+        return self._call(Call("GET", f"/api/settlements/{_id(id)}", model=t.Settlement))  # type: ignore
+
+
+class Webhooks(_Resource):
+    """Endpoints (``configure`` returns the signing ``secret``, once), events and test deliveries.
+    Verifying a delivery: ``qafila.verify_webhook`` / ``qafila.construct_event``."""
+
+    def configure(self, url: str, events: Optional[List[str]] = None, *,
+                  idempotency_key: Optional[str] = None) -> t.WebhookEndpoint:
+        return self._call(Call("POST", "/api/webhooks/configure",  # type: ignore
+                               body=merge_params({"url": url, "events": events}, {}),
+                               model=t.WebhookEndpoint, idempotency_key=idempotency_key))
+
+    def list_endpoints(self, **kwargs: Any) -> Page[t.WebhookEndpoint]:
+        return self._list("/api/webhooks/endpoints", t.WebhookEndpoint, merge_params(None, kwargs))  # type: ignore
+
+    def disable_endpoint(self, id: str, *, idempotency_key: Optional[str] = None) -> t.WebhookEndpoint:
+        return self._call(Call("POST", f"/api/webhooks/endpoints/{_id(id)}/disable", body={},  # type: ignore
+                               model=t.WebhookEndpoint, idempotency_key=idempotency_key))
+
+    def list_events(self, params: Optional[t.WebhookEventListParams] = None, /, **kwargs: Any) -> Page[t.WebhookEventRecord]:
+        return self._list("/api/webhooks/events", t.WebhookEventRecord, merge_params(params, kwargs))  # type: ignore
+
+    def retrieve_event(self, id: str) -> t.WebhookEventRecord:
+        return self._call(Call("GET", f"/api/webhooks/events/{_id(id)}", model=t.WebhookEventRecord))  # type: ignore
+
+    def retry_event(self, id: str, *, idempotency_key: Optional[str] = None) -> t.WebhookEventRecord:
+        return self._call(Call("POST", f"/api/webhooks/events/{_id(id)}/retry", body={},  # type: ignore
+                               model=t.WebhookEventRecord, idempotency_key=idempotency_key))
+
+    def test(self, event: str, endpoint: Optional[str] = None, *,
+             idempotency_key: Optional[str] = None) -> t.WebhookTestResult:
+        return self._call(Call("POST", "/api/webhooks/test", body=merge_params({"event": event, "endpoint": endpoint}, {}),  # type: ignore
+                               model=t.WebhookTestResult, idempotency_key=idempotency_key))
+
+
+_RESOURCES = dict(payment_intents=PaymentIntents, payments=Payments, customers=Customers,
+                  payment_links=PaymentLinks, subscriptions=Subscriptions, invoices=Invoices,
+                  balance=BalanceResource, settlements=Settlements, webhooks=Webhooks)
+
+
+class Qafila:
+    """Synchronous client.
+
+    ``Qafila(api_key=None, *, base_url=None, max_retries=3, timeout=30.0, transport=None, http_client=None)``;
+    the key and the base URL default to ``QAFILA_API_KEY`` and ``QAFILA_BASE_URL``.
+    """
+
+    payment_intents: PaymentIntents
+    payments: Payments
+    customers: Customers
+    payment_links: PaymentLinks
+    subscriptions: Subscriptions
+    invoices: Invoices
+    balance: BalanceResource
+    settlements: Settlements
+    webhooks: Webhooks
+
+    def __init__(self, api_key: Optional[str] = None, **options: Any):
+        self._requester = SyncRequester(api_key, **options)
+        for name, cls in _RESOURCES.items():
+            setattr(self, name, cls(self))
+
+    @property
+    def base_url(self) -> str:
+        return self._requester.base_url
+
+    def request(self, method: str, path: str, *, params=None, body=None, idempotency_key=None) -> Any:
+        """Any other operation, as plain JSON (same retries and idempotency keys)."""
+        return self._requester.request(Call(method.upper(), path, params=params, body=body,
+                                            idempotency_key=idempotency_key))
+
+    def close(self) -> None:
+        self._requester.close()
+
+    def __enter__(self) -> "Qafila":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ---------------------------------------------------------------------------- async twins
+# The same operations; each returns a coroutine (and list() an AsyncPage).
+
+def _async_twin(sync_cls):
+    methods = {}
+    for name, fn in vars(sync_cls).items():
+        if name.startswith("_") or not callable(fn):
+            continue
+
+        def make(fn):
+            async def method(self, *args, **kwargs):
+                return await fn(self, *args, **kwargs)
+            method.__name__ = fn.__name__
+            method.__qualname__ = f"Async{sync_cls.__name__}.{fn.__name__}"
+            method.__doc__ = fn.__doc__
+            method.__wrapped__ = fn  # type: ignore[attr-defined]
+            return method
+        methods[name] = make(fn)
+    return type(f"Async{sync_cls.__name__}", (sync_cls,), methods)
+
+
+AsyncPaymentIntents = _async_twin(PaymentIntents)
+AsyncPayments = _async_twin(Payments)
+AsyncCustomers = _async_twin(Customers)
+AsyncPaymentLinks = _async_twin(PaymentLinks)
+AsyncSubscriptions = _async_twin(Subscriptions)
+AsyncInvoices = _async_twin(Invoices)
+AsyncBalanceResource = _async_twin(BalanceResource)
+AsyncSettlements = _async_twin(Settlements)
+AsyncWebhooks = _async_twin(Webhooks)
+
+_ASYNC_RESOURCES = dict(payment_intents=AsyncPaymentIntents, payments=AsyncPayments, customers=AsyncCustomers,
+                        payment_links=AsyncPaymentLinks, subscriptions=AsyncSubscriptions, invoices=AsyncInvoices,
+                        balance=AsyncBalanceResource, settlements=AsyncSettlements, webhooks=AsyncWebhooks)
+
+
+class AsyncQafila:
+    """Asynchronous client: the same resources and methods as ``Qafila``, awaited.
+
+        async with AsyncQafila("sk_test_...") as client:
+            intent = await client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+            page = await client.payment_intents.list(limit=2)
+            async for pi in page.auto_paging_iter(): ...
+    """
+
+    def __init__(self, api_key: Optional[str] = None, **options: Any):
+        self._requester = AsyncRequester(api_key, **options)
+        for name, cls in _ASYNC_RESOURCES.items():
+            setattr(self, name, cls(self))
+
+    @property
+    def base_url(self) -> str:
+        return self._requester.base_url
+
+    async def request(self, method: str, path: str, *, params=None, body=None, idempotency_key=None) -> Any:
+        return await self._requester.request(Call(method.upper(), path, params=params, body=body,
+                                                  idempotency_key=idempotency_key))
+
+    async def aclose(self) -> None:
+        await self._requester.aclose()
+
+    async def __aenter__(self) -> "AsyncQafila":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()

@@ -1,0 +1,327 @@
+"""Against a live `qafila serve`: the flows, pagination, a retried POST, typed errors, webhooks."""
+import http.server
+import json
+import queue
+import threading
+import time
+import uuid
+
+import httpx
+import pytest
+
+import qafila
+from qafila import (AsyncQafila, AuthenticationError, CardError, IdempotencyError, InvalidRequestError,
+                    NotFoundError, Qafila, SignatureVerificationError, construct_event, verify_webhook)
+
+from conftest import require_route
+
+CARD = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030, "cvc": "123"}
+
+
+def assert_known_fields(obj):
+    """Every field the live service sent is one the type declares (catches gaps in /openapi.json too)."""
+    raw = obj.to_dict()
+    unknown = set(raw) - set(type(obj).field_names())
+    assert not unknown, f"{type(obj).__name__}: the service sent fields the library does not know: {sorted(unknown)}"
+
+
+# ---------------------------------------------------------------------------- flows
+
+def test_intent_create_confirm_retrieve(client):
+    intent = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card",
+                                           order_id="py-" + uuid.uuid4().hex[:8], metadata={"lib": "python"})
+    assert isinstance(intent, qafila.PaymentIntent)
+    assert intent.id.startswith("pay_") and intent.status == "requires_payment_method"
+    assert intent.amount == 10000 and intent.currency == "TRY" and intent.amount_received == 0
+    assert isinstance(intent.fee, qafila.Fee) and isinstance(intent.fee.breakdown, qafila.FeeBreakdown)
+    assert intent.net_amount == 10000 - intent.fee.amount
+    assert_known_fields(intent)
+
+    confirmed = client.payment_intents.confirm(intent.id, payment_method_id="pm_card_visa",
+                                               return_url="https://shop.example/return")
+    assert confirmed.status == "succeeded" and confirmed.succeeded_at
+
+    got = client.payment_intents.retrieve(intent.id)
+    assert got.id == intent.id and got.status == "succeeded" and got.amount_received == 10000
+    assert got.metadata == {"lib": "python"}
+    assert_known_fields(got)
+
+
+def test_payment_create_retrieve_refund(client):
+    """/v1 has no refund operation: the refund flow is the /api payment's."""
+    p = client.payments.create(amount=10000, currency="TRY", payment_method={"type": "card", "card": CARD},
+                               customer={"email": "py@example.com", "name": "Py"}, metadata={"order": "py-1"})
+    assert isinstance(p, qafila.Payment) and p.status == "succeeded"
+    assert isinstance(p.routing_decision, qafila.RoutingDecision) and p.provider
+    assert isinstance(p.payment_method.card, qafila.CardDetails) and p.payment_method.card.last4 == "4242"
+    assert_known_fields(p)
+    got = client.payments.retrieve(p.id)
+    assert got.id == p.id and got.amount == 10000
+    assert_known_fields(got)
+
+    r = client.payments.refund(p.id, 1500, "damaged")
+    assert isinstance(r, qafila.Refund) and r.refund_id.startswith("ref_") and r.amount == 1500
+    assert r.amount_refunded == 1500
+    r2 = client.payments.refund(p.id)
+    assert r2.status == "refunded" and r2.amount_refunded == 10000
+    assert client.payments.retrieve(p.id).status == "refunded"
+
+
+def test_capture_and_void(client):
+    a = client.payments.create(amount=5000, currency="KWD", capture=False, payment_method={"card": CARD})
+    assert a.status == "authorized"
+    c = client.payments.capture(a.id, 4000)
+    assert isinstance(c, qafila.PaymentCapture) and c.status == "captured" and c.amount == 4000
+    b = client.payments.create(amount=5000, currency="KWD", capture=False, payment_method={"card": CARD})
+    v = client.payments.void(b.id)
+    assert isinstance(v, qafila.PaymentVoid) and v.status == "voided"
+    ids = [x.id for x in client.payments.list(currency="KWD", limit=100)]
+    assert a.id in ids and b.id in ids
+
+
+def test_customers_subscriptions_invoices(client):
+    cus = client.customers.create(email=f"py-{uuid.uuid4().hex[:6]}@example.com", name="Layla")
+    assert isinstance(cus, qafila.Customer) and cus.id.startswith("cus_")
+    cus = client.customers.update(cus.id, phone="+905551112233")
+    assert client.customers.retrieve(cus.id).phone == "+905551112233"
+    assert cus.id in [c.id for c in client.customers.list(email=cus.email)]
+
+    sub = client.subscriptions.create(customer_id=cus.id, plan="Pro", amount=9900, currency="TRY", interval="month")
+    assert isinstance(sub, qafila.Subscription) and sub.status == "active" and sub.next_billing
+    assert_known_fields(sub)
+    assert client.subscriptions.pause(sub.id).status == "paused"
+    assert client.subscriptions.resume(sub.id).status == "active"
+    assert client.subscriptions.cancel(sub.id).status == "cancelled"
+    assert sub.id in [s.id for s in client.subscriptions.list(customer_id=cus.id)]
+
+    inv = client.invoices.create(customer_id=cus.id, currency="SAR", tax_rate=15,
+                                 items=[{"name": "Setup", "amount": 50000, "quantity": 1}])
+    assert isinstance(inv, qafila.Invoice) and inv.status == "draft" and inv.total == 57500
+    assert isinstance(inv.items[0], qafila.InvoiceItem) and inv.items[0].name == "Setup"
+    assert_known_fields(inv)
+    assert client.invoices.send(inv.id, "email").status == "sent"
+    paid = client.invoices.mark_paid(inv.id)
+    assert paid.status == "paid" and paid.paid_at
+    assert client.invoices.retrieve(inv.id).number == inv.number
+
+
+def test_payment_links(client, openapi):
+    require_route(openapi, "POST", "/api/payment-links")
+    link = client.payment_links.create(amount=25000, currency="TRY", description="Py link")
+    assert isinstance(link, qafila.PaymentLink) and link.id.startswith("lnk_") and link.status == "active"
+    assert_known_fields(link)
+    assert client.payment_links.retrieve(link.id).url == link.url
+    assert link.id in [x.id for x in client.payment_links.list(limit=100)]
+    assert client.payment_links.cancel(link.id).status == "cancelled"
+
+
+def test_balance(client, openapi):
+    require_route(openapi, "GET", "/api/balance")
+    bal = client.balance.retrieve()
+    assert isinstance(bal, qafila.Balance) and isinstance(bal.available, list)
+    assert_known_fields(bal)
+
+
+def test_settlements(client, openapi):
+    require_route(openapi, "GET", "/api/settlements")
+    page = client.settlements.list(limit=5)
+    for s in page.data:
+        assert isinstance(s, qafila.Settlement)
+        assert client.settlements.retrieve(s.id).id == s.id
+
+
+# ---------------------------------------------------------------------------- pagination
+
+def test_auto_pagination_over_several_pages(client):
+    created = [client.payment_intents.create(amount=1000 + i, currency="TRY", payment_method="card").id
+               for i in range(5)]
+    first = client.payment_intents.list(limit=2)
+    assert len(first.data) == 2 and first.has_more
+    pages, page = 0, first
+    while page is not None:
+        pages += 1
+        page = page.next_page()
+    assert pages >= 3
+    seen = [pi.id for pi in client.payment_intents.list(limit=2).auto_paging_iter()]
+    assert len(seen) == len(set(seen)), "auto-pagination repeated an item"
+    assert set(created) <= set(seen)
+    # newest first: the five just made lead the list
+    assert seen[:5] == list(reversed(created))
+    # filters are kept on every page
+    succ = list(client.payment_intents.list(limit=2, status="requires_payment_method").auto_paging_iter())
+    assert all(p.status == "requires_payment_method" for p in succ) and set(created) <= {p.id for p in succ}
+
+
+def test_auto_pagination_on_api_lists(client):
+    for i in range(3):
+        client.customers.create(email=f"page-{uuid.uuid4().hex[:6]}@example.com")
+    seen = [c.id for c in client.customers.list(limit=2).auto_paging_iter()]
+    assert len(seen) >= 3 and len(seen) == len(set(seen))
+
+
+# ---------------------------------------------------------------------------- retries
+
+class DropFirstAnswer(httpx.BaseTransport):
+    """Forwards each request to the real server; for the first POST, throws the answer away after the
+    server has processed it and reports a dropped connection, as a network failure would."""
+
+    def __init__(self):
+        self.inner = httpx.HTTPTransport()
+        self.posts = []
+        self.dropped = 0
+
+    def handle_request(self, request):
+        response = self.inner.handle_request(request)
+        if request.method == "POST":
+            self.posts.append(request.headers.get("idempotency-key"))
+            if self.dropped == 0:
+                response.read()
+                response.close()
+                self.dropped += 1
+                raise httpx.ReadError("connection reset after the server answered", request=request)
+        return response
+
+
+def test_retried_post_creates_one_payment(api_key, base_url):
+    transport = DropFirstAnswer()
+    order = "retry-" + uuid.uuid4().hex[:10]
+    with Qafila(api_key, base_url=base_url, transport=transport, backoff_base=0.05) as c:
+        p = c.payments.create(amount=4321, currency="TRY", payment_method={"card": CARD}, metadata={"order": order})
+        assert transport.dropped == 1 and len(transport.posts) == 2
+        assert transport.posts[0] and transport.posts[0] == transport.posts[1], "the retry must reuse the key"
+        mine = [x for x in c.payments.list(limit=100).auto_paging_iter()
+                if x.amount == 4321 and c.payments.retrieve(x.id).metadata.get("order") == order]
+        assert [x.id for x in mine] == [p.id], "a retried POST must create exactly one payment"
+
+
+def test_retried_intent_create_is_one_intent(api_key, base_url):
+    transport = DropFirstAnswer()
+    order = "retry-" + uuid.uuid4().hex[:10]
+    with Qafila(api_key, base_url=base_url, transport=transport, backoff_base=0.05) as c:
+        pi = c.payment_intents.create(amount=2345, currency="TRY", payment_method="card", order_id=order)
+        assert transport.dropped == 1 and transport.posts[0] == transport.posts[1]
+        mine = [x.id for x in c.payment_intents.list(limit=100).auto_paging_iter() if x.order_id == order]
+        assert mine == [pi.id]
+
+
+# ---------------------------------------------------------------------------- errors
+
+def test_typed_errors(client, api_key, base_url):
+    with Qafila("sk_test_not_a_real_key", base_url=base_url) as bad:
+        with pytest.raises(AuthenticationError) as e:
+            bad.payment_intents.list()
+    assert e.value.status == 401 and e.value.code == "invalid_api_key" and e.value.request_id.startswith("req_")
+
+    with pytest.raises(CardError) as e:
+        client.payments.create(amount=1000, currency="TRY", payment_method={"card": dict(CARD, number="4000000000009995")})
+    assert e.value.status == 402 and e.value.decline_code == "insufficient_funds" and e.value.type == "card_error"
+
+    with pytest.raises(NotFoundError) as e:
+        client.payment_intents.retrieve("pay_doesnotexist000000000")
+    assert e.value.status == 404 and e.value.code == "resource_not_found" and e.value.request_id
+
+    with pytest.raises(InvalidRequestError) as e:
+        client.payment_intents.create(amount=0, currency="TRY", payment_method="card")
+    assert e.value.status == 400 and e.value.code == "invalid_amount" and e.value.param == "amount"
+
+    key = "reuse-" + uuid.uuid4().hex
+    client.payment_intents.create(amount=1500, currency="TRY", payment_method="card", idempotency_key=key)
+    same = client.payment_intents.create(amount=1500, currency="TRY", payment_method="card", idempotency_key=key)
+    started = time.monotonic()
+    with pytest.raises(IdempotencyError) as e:
+        client.payment_intents.create(amount=1600, currency="TRY", payment_method="card", idempotency_key=key)
+    assert e.value.status == 409 and e.value.code == "idempotency_conflict" and not e.value.in_flight
+    assert time.monotonic() - started < 2, "a conflict with different parameters is not retried"
+    assert same.id
+
+
+# ---------------------------------------------------------------------------- webhooks
+
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    inbox: "queue.Queue"
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.inbox.put((body, {k.lower(): v for k, v in self.headers.items()}))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *a):
+        pass
+
+
+def test_webhook_real_delivery(client):
+    inbox = queue.Queue()
+    handler = type("Receiver", (_Receiver,), {"inbox": inbox})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = None
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/qafila-hook"
+        endpoint = client.webhooks.configure(url, ["payment.succeeded"])
+        assert isinstance(endpoint, qafila.WebhookEndpoint) and endpoint.secret and endpoint.status == "active"
+        p = client.payments.create(amount=7777, currency="TRY", payment_method={"card": CARD})
+        deadline = time.time() + 30
+        while True:
+            remaining = deadline - time.time()
+            assert remaining > 0, "no delivery for the payment within 30 s"
+            body, headers = inbox.get(timeout=remaining)
+            event = verify_webhook(body, headers["x-service-signature"], endpoint.secret)
+            if event.type == "payment.succeeded" and event.object.get("id") == p.id:
+                break
+        assert event.id.startswith("evt_") and event.object["amount"] == 7777
+        assert construct_event(body, headers, endpoint.secret).id == event.id          # v2 + timestamp
+        with pytest.raises(SignatureVerificationError):
+            verify_webhook(body.replace(b"7777", b"7778"), headers["x-service-signature"], endpoint.secret)
+        with pytest.raises(SignatureVerificationError):
+            verify_webhook(body, headers["x-service-signature"], "whsec_wrong")
+    finally:
+        if endpoint is not None:
+            client.webhooks.disable_endpoint(endpoint.id)
+        server.shutdown()
+
+
+# ---------------------------------------------------------------------------- async
+
+async def test_async_client(api_key, base_url):
+    async with AsyncQafila(api_key, base_url=base_url, backoff_base=0.05) as c:
+        intent = await c.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+        assert isinstance(intent, qafila.PaymentIntent)
+        confirmed = await c.payment_intents.confirm(intent.id, payment_method_id="pm_card_visa")
+        assert confirmed.status == "succeeded"
+        assert (await c.payment_intents.retrieve(intent.id)).status == "succeeded"
+        page = await c.payment_intents.list(limit=2)
+        seen = []
+        async for pi in page.auto_paging_iter():
+            seen.append(pi.id)
+            if len(seen) == 5:
+                break
+        assert len(seen) == 5 and len(set(seen)) == 5 and intent.id in seen
+        with pytest.raises(NotFoundError):
+            await c.payments.retrieve("pay_doesnotexist000000000")
+
+
+async def test_async_retried_post_creates_one(api_key, base_url):
+    class AsyncDrop(httpx.AsyncBaseTransport):
+        def __init__(self):
+            self.inner = httpx.AsyncHTTPTransport()
+            self.keys = []
+
+        async def handle_async_request(self, request):
+            response = await self.inner.handle_async_request(request)
+            if request.method == "POST":
+                self.keys.append(request.headers.get("idempotency-key"))
+                if len(self.keys) == 1:
+                    await response.aread()
+                    await response.aclose()
+                    raise httpx.ReadError("dropped", request=request)
+            return response
+
+    t = AsyncDrop()
+    order = "aretry-" + uuid.uuid4().hex[:10]
+    async with AsyncQafila(api_key, base_url=base_url, transport=t, backoff_base=0.05) as c:
+        pi = await c.payment_intents.create(amount=3456, currency="TRY", payment_method="card", order_id=order)
+        assert len(t.keys) == 2 and t.keys[0] == t.keys[1]
+        page = await c.payment_intents.list(limit=100)
+        assert [x.id async for x in page.auto_paging_iter() if x.order_id == order] == [pi.id]
