@@ -186,13 +186,7 @@ PAYMENT = shape({
     "payment_method": shape({"type": STR, "card": shape({
         "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
         "fingerprint": null(STR), "country": null(STR)})}),
-    "metadata": METADATA_OUT, "livemode": BOOL,
-    "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
-    "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
-    "receipt": null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
-                           "status": enum(("pending", "sent", "failed"))},
-                          description="the automatic receipt to the customer (retrieve only)"))},
-    optional=("receipt",))
+    "metadata": METADATA_OUT, "livemode": BOOL})
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS})
 CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
