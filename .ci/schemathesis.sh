@@ -28,7 +28,8 @@ for s in socks:
 API="http://127.0.0.1:$PORT"
 CRM="http://127.0.0.1:$CRM_PORT"
 
-qafila serve --host 127.0.0.1 --port "$PORT" --crm-port "$CRM_PORT" --demo > "$OUT/serve.out" 2> "$OUT/serve.err" &
+# `python3 -m app.cli` is the `qafila` command, run from this checkout whatever is installed as `qafila`.
+python3 -m app.cli serve --host 127.0.0.1 --port "$PORT" --crm-port "$CRM_PORT" --demo > "$OUT/serve.out" 2> "$OUT/serve.err" &
 SERVER=$!
 stop_server() {
   kill "$SERVER" 2>/dev/null || true

@@ -1,6 +1,6 @@
 """Declarative REST route tables, mounted as aiohttp sub-applications with their own error
 middleware. A row: method, path, auth kind, handler (parse -> call a service -> shape), status.
-The same rows generate the OpenAPI document."""
+The same rows, with the schemas of rest_compat/openapi.py, generate the OpenAPI document."""
 from __future__ import annotations
 
 import logging
@@ -290,22 +290,3 @@ async def _idempotent(iface: Interface, route: Route, call: Call, key: str) -> A
         principal=call.principal, operation=f"{iface.name}:{route.method} {route.path}", key=key,
         params={"path": call.params, "body": body}, execute=execute,
         encode=idempotency.redact, decode=decode)
-
-
-def openapi_paths(iface: Interface) -> dict:
-    paths: dict[str, dict] = {}
-    for r in iface.routes:
-        path = iface.prefix + re.sub(r"\{(\w+)(:[^}]*)?\}", r"{\1}", r.path)
-        op: dict[str, Any] = {"operationId": f"{iface.name}.{r.handler.__name__}", "summary": r.summary,
-                              "responses": {str(r.status): {"description": ", ".join(r.response_fields) or "OK"}}}
-        if r.auth != "public":
-            op["security"] = [{"bearer": []}]
-        params = re.findall(r"\{(\w+)", r.path)
-        if params:
-            op["parameters"] = [{"name": p, "in": "path", "required": True, "schema": {"type": "string"}}
-                                for p in params]
-        if r.request_fields:
-            op["requestBody"] = {"content": {"application/json": {"schema": {
-                "type": "object", "properties": {f: {} for f in r.request_fields}}}}}
-        paths.setdefault(path, {})[r.method.lower()] = op
-    return paths

@@ -1,8 +1,9 @@
 // GraphiQL for Qafila's /graphql (adapted from strawberry-graphql's graphiql.html, MIT).
 // Put "Authorization": "Bearer sk_test_..." (or the CRM access token) in the Headers tab.
 (function () {
-  const EXAMPLE_QUERY = `# Qafila GraphQL. Add a header {"Authorization": "Bearer sk_test_..."}
-# in the Headers tab below, then run (Ctrl-Enter):
+  const EXAMPLE_QUERY = `# Qafila GraphQL. In the Headers tab below, put
+#   {"Authorization": "Bearer sk_test_..."}
+# (on the CRM port: the CRM access token), then run (Ctrl-Enter).
 {
   viewer { id email }
 }
