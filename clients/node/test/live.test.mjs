@@ -1,0 +1,270 @@
+// Against a live `qafila serve`: the flows, pagination, a retried POST, typed errors, webhooks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import {
+  Qafila, AuthenticationError, CardError, IdempotencyError, InvalidRequestError, NotFoundError, QafilaError,
+  SignatureVerificationError, verifyWebhook, constructEvent,
+} from 'qafila';
+import { API_KEY, BASE_URL, CARD, SKIP_LIVE, missingRoute, parseInterfaces, uid } from './helpers.mjs';
+
+const DECLARED = parseInterfaces(readFileSync(new URL('../types/models.d.ts', import.meta.url), 'utf8'));
+const client = () => new Qafila(API_KEY, { baseUrl: BASE_URL, backoffBase: 50 });
+
+/** Every field the live service sent is one the interface declares (catches gaps in /openapi.json too). */
+function assertKnownFields(name, obj) {
+  const unknown = Object.keys(obj).filter((k) => !DECLARED[name].has(k));
+  assert.deepEqual(unknown, [], `${name}: the service sent fields the library does not know`);
+}
+
+const live = { skip: SKIP_LIVE };
+
+test('intent: create -> confirm -> retrieve', live, async () => {
+  const c = client();
+  const intent = await c.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card',
+    order_id: `node-${uid()}`, metadata: { lib: 'node' } });
+  assert.match(intent.id, /^pay_/);
+  assert.equal(intent.status, 'requires_payment_method');
+  assert.equal(intent.amount_received, 0);
+  assert.equal(intent.net_amount, 10000 - intent.fee.amount);
+  assertKnownFields('PaymentIntent', intent);
+  const confirmed = await c.paymentIntents.confirm(intent.id, { payment_method_id: 'pm_card_visa',
+    return_url: 'https://shop.example/return' });
+  assert.equal(confirmed.status, 'succeeded');
+  assert.ok(confirmed.succeeded_at);
+  const got = await c.paymentIntents.retrieve(intent.id);
+  assert.equal(got.status, 'succeeded');
+  assert.equal(got.amount_received, 10000);
+  assert.deepEqual(got.metadata, { lib: 'node' });
+  assertKnownFields('PaymentIntent', got);
+});
+
+test('payment: create -> retrieve -> refund (the /api refund; /v1 has none)', live, async () => {
+  const c = client();
+  const p = await c.payments.create({ amount: 10000, currency: 'TRY', payment_method: { type: 'card', card: CARD },
+    customer: { email: 'node@example.com', name: 'Node' }, metadata: { order: 'node-1' } });
+  assert.equal(p.status, 'succeeded');
+  assert.equal(p.payment_method.card.last4, '4242');
+  assert.ok(p.routing_decision.strategy);
+  assertKnownFields('Payment', p);
+  assert.equal((await c.payments.retrieve(p.id)).amount, 10000);
+  const r = await c.payments.refund(p.id, { amount: 1500, reason: 'damaged' });
+  assert.match(r.refund_id, /^ref_/);
+  assert.equal(r.amount_refunded, 1500);
+  assertKnownFields('Refund', r);
+  const r2 = await c.payments.refund(p.id);
+  assert.equal(r2.status, 'refunded');
+  assert.equal(r2.amount_refunded, 10000);
+});
+
+test('payment: capture and void', live, async () => {
+  const c = client();
+  const a = await c.payments.create({ amount: 5000, currency: 'KWD', capture: false, payment_method: { card: CARD } });
+  assert.equal(a.status, 'authorized');
+  const cap = await c.payments.capture(a.id, { amount: 4000 });
+  assert.equal(cap.status, 'captured');
+  assert.equal(cap.amount, 4000);
+  const b = await c.payments.create({ amount: 5000, currency: 'KWD', capture: false, payment_method: { card: CARD } });
+  assert.equal((await c.payments.void(b.id)).status, 'voided');
+});
+
+test('customers, subscriptions, invoices', live, async () => {
+  const c = client();
+  let cus = await c.customers.create({ email: `node-${uid()}@example.com`, name: 'Layla' });
+  cus = await c.customers.update(cus.id, { phone: '+905551112233' });
+  assert.equal((await c.customers.retrieve(cus.id)).phone, '+905551112233');
+  assertKnownFields('Customer', cus);
+  const sub = await c.subscriptions.create({ customer_id: cus.id, plan: 'Pro', amount: 9900, currency: 'TRY', interval: 'month' });
+  assert.equal(sub.status, 'active');
+  assertKnownFields('Subscription', sub);
+  assert.equal((await c.subscriptions.pause(sub.id)).status, 'paused');
+  assert.equal((await c.subscriptions.resume(sub.id)).status, 'active');
+  assert.equal((await c.subscriptions.cancel(sub.id)).status, 'cancelled');
+  const inv = await c.invoices.create({ customer_id: cus.id, currency: 'SAR', tax_rate: 15,
+    items: [{ name: 'Setup', amount: 50000, quantity: 1 }] });
+  assert.equal(inv.total, 57500);
+  assertKnownFields('Invoice', inv);
+  assert.equal((await c.invoices.send(inv.id, { channel: 'email' })).status, 'sent');
+  assert.equal((await c.invoices.markPaid(inv.id)).status, 'paid');
+  const ids = (await c.invoices.list({ customer_id: cus.id })).data.map((i) => i.id);
+  assert.ok(ids.includes(inv.id));
+});
+
+test('payment links', live, async (t) => {
+  const skip = await missingRoute('POST', '/api/payment-links');
+  if (skip) return t.skip(skip);
+  const c = client();
+  const link = await c.paymentLinks.create({ amount: 25000, currency: 'TRY', description: 'Node link' });
+  assert.match(link.id, /^lnk_/);
+  assertKnownFields('PaymentLink', link);
+  assert.equal((await c.paymentLinks.retrieve(link.id)).url, link.url);
+  assert.equal((await c.paymentLinks.cancel(link.id)).status, 'cancelled');
+});
+
+test('balance', live, async (t) => {
+  const skip = await missingRoute('GET', '/api/balance');
+  if (skip) return t.skip(skip);
+  const bal = await client().balance.retrieve();
+  assert.ok(Array.isArray(bal.available) && Array.isArray(bal.pending));
+  assertKnownFields('Balance', bal);
+});
+
+test('settlements', live, async (t) => {
+  const skip = await missingRoute('GET', '/api/settlements');
+  if (skip) return t.skip(skip);
+  const c = client();
+  const page = await c.settlements.list({ limit: 5 });
+  for (const s of page.data) assert.equal((await c.settlements.retrieve(s.id)).id, s.id);
+});
+
+test('auto-pagination over more than one page', live, async () => {
+  const c = client();
+  const created = [];
+  for (let i = 0; i < 5; i++) {
+    created.push((await c.paymentIntents.create({ amount: 1000 + i, currency: 'TRY', payment_method: 'card' })).id);
+  }
+  let page = await c.paymentIntents.list({ limit: 2 });
+  assert.equal(page.data.length, 2);
+  assert.ok(page.hasMore);
+  let pages = 0;
+  while (page) { pages++; page = await page.nextPage(); }
+  assert.ok(pages >= 3, `only ${pages} pages`);
+  const seen = [];
+  for await (const pi of c.paymentIntents.list({ limit: 2 })) seen.push(pi.id);
+  assert.equal(new Set(seen).size, seen.length, 'auto-pagination repeated an item');
+  assert.deepEqual(seen.slice(0, 5), [...created].reverse());
+  const filtered = await c.paymentIntents.list({ limit: 2, status: 'requires_payment_method' }).toArray();
+  assert.ok(filtered.every((p) => p.status === 'requires_payment_method'));
+  assert.ok(created.every((id) => filtered.some((p) => p.id === id)));
+  const customers = await c.customers.list({ limit: 2 }).toArray(7);
+  assert.equal(new Set(customers.map((x) => x.id)).size, customers.length);
+});
+
+/** A fetch that lets the server process the first POST, then throws its answer away. */
+function dropFirstAnswer() {
+  const state = { posts: [], dropped: 0 };
+  state.fetch = async (url, init) => {
+    const res = await fetch(url, init);
+    if (init.method === 'POST') {
+      state.posts.push(init.headers['Idempotency-Key']);
+      if (state.dropped === 0) {
+        await res.arrayBuffer();
+        state.dropped++;
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+      }
+    }
+    return res;
+  };
+  return state;
+}
+
+test('a retried POST creates one payment', live, async () => {
+  const drop = dropFirstAnswer();
+  const c = new Qafila(API_KEY, { baseUrl: BASE_URL, fetch: drop.fetch, backoffBase: 50 });
+  const order = `retry-${uid()}`;
+  const p = await c.payments.create({ amount: 4321, currency: 'TRY', payment_method: { card: CARD }, metadata: { order } });
+  assert.equal(drop.dropped, 1);
+  assert.equal(drop.posts.length, 2);
+  assert.ok(drop.posts[0] && drop.posts[0] === drop.posts[1], 'the retry must reuse the key');
+  const mine = [];
+  for await (const x of c.payments.list({ limit: 100 })) {
+    if (x.amount === 4321 && (await c.payments.retrieve(x.id)).metadata.order === order) mine.push(x.id);
+  }
+  assert.deepEqual(mine, [p.id]);
+
+  const drop2 = dropFirstAnswer();
+  const c2 = new Qafila(API_KEY, { baseUrl: BASE_URL, fetch: drop2.fetch, backoffBase: 50 });
+  const pi = await c2.paymentIntents.create({ amount: 2345, currency: 'TRY', payment_method: 'card', order_id: order });
+  assert.equal(drop2.posts[0], drop2.posts[1]);
+  const intents = (await c2.paymentIntents.list({ limit: 100 }).toArray()).filter((x) => x.order_id === order);
+  assert.deepEqual(intents.map((x) => x.id), [pi.id]);
+});
+
+test('typed errors', live, async () => {
+  const c = client();
+  await assert.rejects(new Qafila('sk_test_not_a_real_key', { baseUrl: BASE_URL }).paymentIntents.list(), (e) => {
+    assert.ok(e instanceof AuthenticationError && e instanceof QafilaError);
+    assert.equal(e.status, 401);
+    assert.equal(e.code, 'invalid_api_key');
+    assert.match(e.requestId, /^req_/);
+    return true;
+  });
+  await assert.rejects(c.payments.create({ amount: 1000, currency: 'TRY',
+    payment_method: { card: { ...CARD, number: '4000000000009995' } } }), (e) => {
+    assert.ok(e instanceof CardError);
+    assert.equal(e.status, 402);
+    assert.equal(e.declineCode, 'insufficient_funds');
+    assert.equal(e.decline_code, 'insufficient_funds');
+    return true;
+  });
+  await assert.rejects(c.paymentIntents.retrieve('pay_doesnotexist000000000'), (e) => {
+    assert.ok(e instanceof NotFoundError && e instanceof InvalidRequestError);
+    assert.equal(e.code, 'resource_not_found');
+    assert.ok(e.requestId);
+    return true;
+  });
+  await assert.rejects(c.paymentIntents.create({ amount: 0, currency: 'TRY', payment_method: 'card' }), (e) => {
+    assert.ok(e instanceof InvalidRequestError);
+    assert.equal(e.code, 'invalid_amount');
+    assert.equal(e.param, 'amount');
+    return true;
+  });
+  const idempotencyKey = `reuse-${uid()}`;
+  const first = await c.paymentIntents.create({ amount: 1500, currency: 'TRY', payment_method: 'card' }, { idempotencyKey });
+  const again = await c.paymentIntents.create({ amount: 1500, currency: 'TRY', payment_method: 'card' }, { idempotencyKey });
+  assert.equal(again.id, first.id);
+  const started = Date.now();
+  await assert.rejects(c.paymentIntents.create({ amount: 1600, currency: 'TRY', payment_method: 'card' }, { idempotencyKey }), (e) => {
+    assert.ok(e instanceof IdempotencyError);
+    assert.equal(e.status, 409);
+    assert.equal(e.inFlight, false);
+    return true;
+  });
+  assert.ok(Date.now() - started < 2000, 'a conflict with different parameters is not retried');
+});
+
+test('webhook: a real delivery verifies', live, async () => {
+  const c = client();
+  const inbox = [];
+  let wake = () => {};
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (d) => chunks.push(d));
+    req.on('end', () => {
+      inbox.push({ body: Buffer.concat(chunks), headers: req.headers });
+      res.writeHead(200).end();
+      wake();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  let endpoint;
+  try {
+    endpoint = await c.webhooks.configure({ url: `http://127.0.0.1:${server.address().port}/qafila-hook`,
+      events: ['payment.succeeded'] });
+    assert.ok(endpoint.secret);
+    const p = await c.payments.create({ amount: 7777, currency: 'TRY', payment_method: { card: CARD } });
+    const deadline = Date.now() + 30000;
+    let found = null;
+    while (!found) {
+      while (inbox.length && !found) {
+        const d = inbox.shift();
+        const event = verifyWebhook(d.body, d.headers['x-service-signature'], endpoint.secret);
+        if (event.type === 'payment.succeeded' && event.data.object.id === p.id) found = { d, event };
+      }
+      if (found) break;
+      assert.ok(Date.now() < deadline, 'no delivery for the payment within 30 s');
+      await new Promise((r) => { wake = r; setTimeout(r, 500); });
+    }
+    const { d, event } = found;
+    assert.match(event.id, /^evt_/);
+    assert.equal(event.data.object.amount, 7777);
+    assert.equal(constructEvent(d.body, d.headers, endpoint.secret).id, event.id);
+    assert.throws(() => verifyWebhook(Buffer.from(d.body.toString().replace('7777', '7778')),
+      d.headers['x-service-signature'], endpoint.secret), SignatureVerificationError);
+    assert.throws(() => verifyWebhook(d.body, d.headers['x-service-signature'], 'whsec_wrong'), SignatureVerificationError);
+  } finally {
+    if (endpoint) await c.webhooks.disableEndpoint(endpoint.id);
+    server.close();
+  }
+});
