@@ -84,7 +84,8 @@ def _openapi(app: web.Application, interfaces: list[Interface], kind: str, setti
     routes, built once, after every route is added."""
     if OPENAPI_DOC not in app:
         own = [(route.method, route.resource.canonical) for route in app.router.routes()
-               if route.resource is not None and not isinstance(route.resource, web.PrefixedSubAppResource)]
+               if route.resource is not None and not isinstance(route.resource, web.PrefixedSubAppResource)
+               and not (route.name or "").startswith("page:")]     # HTML pages: app/checkout
         crm = kind == "crm"
         app[OPENAPI_DOC] = openapi_document.document(
             interfaces, title="Qafila CRM API" if crm else "Qafila API",
@@ -170,6 +171,10 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
     app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN
+    if kind == "main":
+        from app import checkout, documents
+        documents.install(app)
+        checkout.install(app, settings)        # hosted checkout, receipts, the browser script
 
     view = QafilaGraphQLView(build_schema(production=settings.env == "production"),
                              graphiql=settings.env != "production", kind=kind, **_graphql_auth(kind))

@@ -23,6 +23,7 @@ class Settings:
     public_url: str = "http://127.0.0.1:8000"
     crm_public_url: str = "http://127.0.0.1:8001"   # QAFILA_CRM_PUBLIC_URL: the CRM's base URL (its OpenAPI servers)
     pay_url: str = "http://127.0.0.1:8000/pay"
+    js_url: str = "http://127.0.0.1:8000/js"        # QAFILA_JS_URL: where {js_url}/v1/qafila.js is served
     smtp_url: str | None = None
     cors_origins: list[str] = field(default_factory=list)
     var_dir: Path = Path("./var")
@@ -162,6 +163,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     public_url = _url("QAFILA_PUBLIC_URL", e.get("QAFILA_PUBLIC_URL", "").strip() or "http://127.0.0.1:8000",
                       ("http", "https"))
     pay_url = _url("QAFILA_PAY_URL", e.get("QAFILA_PAY_URL", "").strip() or f"{public_url}/pay", ("http", "https"))
+    js_url = _url("QAFILA_JS_URL", e.get("QAFILA_JS_URL", "").strip() or f"{public_url}/js", ("http", "https"))
     crm_public_url = _url("QAFILA_CRM_PUBLIC_URL", e.get("QAFILA_CRM_PUBLIC_URL", "").strip()
                           or _crm_default_url(public_url), ("http", "https"))
     origins = [o.strip().rstrip("/") for o in e.get("QAFILA_CORS_ORIGINS", "").split(",") if o.strip()]
@@ -179,7 +181,8 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         raise SettingsError("QAFILA_RATE_LIMIT_SCALE is for benchmarks and may not be set in production")
     return Settings(env=env, rate_limit_scale=int(scale), database_url=database_url, redis_url=redis_url,
                     secret_key=_secret_key(env, e.get("QAFILA_SECRET_KEY", "").strip() or None, var_dir),
-                    public_url=public_url, crm_public_url=crm_public_url, pay_url=pay_url, smtp_url=smtp_url,
+                    public_url=public_url, crm_public_url=crm_public_url, pay_url=pay_url, js_url=js_url,
+                    smtp_url=smtp_url,
                     cors_origins=origins,
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
                     log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")),

@@ -73,6 +73,7 @@ class Payment(Model):
     client_address = fields.CharField(max_length=64, null=True)
     description = fields.CharField(max_length=500, null=True)
     metadata = fields.JSONField(default=dict)
+    payment_link = fields.CharField(max_length=40, null=True)     # lnk_... when paid through a payment link
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)
@@ -82,7 +83,7 @@ class Payment(Model):
         table = "payments"
         indexes = (("merchant_id", "livemode", "created_at"), ("merchant_id", "livemode", "status", "created_at"),
                    ("card_fingerprint", "created_at"), ("merchant_id", "client_address", "created_at"),
-                   ("customer_id",))
+                   ("customer_id",), ("payment_link", "status"))
 
 
 class Refund(Model):

@@ -79,8 +79,9 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    from rest_compat import merchant_billing, merchant_payments, merchant_webhooks
+    from rest_compat import merchant_billing, merchant_links, merchant_payments, merchant_webhooks
 
-    routes = ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
+    routes = (ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
+              + merchant_links.ROUTES)
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
                      rate_rule=ratelimit.MERCHANT_API, admit=auth.admit)

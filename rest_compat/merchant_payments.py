@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
-from services import customers, payments, routing
+from services import customers, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 
@@ -29,7 +29,8 @@ def payment_shape(p) -> dict:
                               "card": {"brand": p.card_brand, "last4": p.card_last4,
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
                                        "fingerprint": p.card_fingerprint, "country": p.card_country}},
-           "metadata": p.metadata or {}, "livemode": p.livemode}
+           "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
+           "receipt_url": receipts.url_of(p.id) if p.status in receipts.PAID else None}
     return out
 
 
@@ -92,7 +93,10 @@ async def payments_list(call: Call) -> dict:
 
 
 async def payments_get(call: Call) -> dict:
-    return payment_shape(await payments.get_payment(principal=call.principal, payment_id=call.params["id"]))
+    p = await payments.get_payment(principal=call.principal, payment_id=call.params["id"])
+    r = await receipts.state_of(p.id)
+    return {**payment_shape(p), "receipt": {"channel": r.channel, "sent_to": r.sent_to, "status": r.status}
+            if r else None}
 
 
 async def payments_capture(call: Call) -> dict:

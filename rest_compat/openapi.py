@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rest_compat.routing import Interface, Route
-from services import api_keys, crypto, intents, money, payments, pricing, routing
+from services import api_keys, crypto, intents, links, money, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
 from services.crm import deals as crm_deals
@@ -186,7 +186,13 @@ PAYMENT = shape({
     "payment_method": shape({"type": STR, "card": shape({
         "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
         "fingerprint": null(STR), "country": null(STR)})}),
-    "metadata": METADATA_OUT, "livemode": BOOL})
+    "metadata": METADATA_OUT, "livemode": BOOL,
+    "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
+    "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
+    "receipt": null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
+                           "status": enum(("pending", "sent", "failed"))},
+                          description="the automatic receipt to the customer (retrieve only)"))},
+    optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS})
 CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
@@ -356,6 +362,27 @@ MERCHANT.update({
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
         description="Test mode only: moves the merchant's test clock and runs renewals and dunning that fell due."),
+})
+
+# ---- merchant /api: payment links (rest_compat/merchant_links.py)
+
+LINK_STATUS = enum(links.STATUSES)
+PAYMENT_LINK = shape({
+    "id": STR, "object": const("payment_link"), "url": {"type": "string", "description": "{pay_url}/{id}"},
+    "status": LINK_STATUS, "amount": INT, "currency": CURRENCY, "description": null(STR), "expires_at": null(TS),
+    "metadata": METADATA_OUT, "payments_count": INT,
+    "amount_collected": {"type": "integer", "description": "captured minus refunded, minor units"},
+    "livemode": BOOL, "created_at": TS, "cancelled_at": null(TS)})
+MERCHANT.update({
+    ("POST", "/payment-links"): Op(
+        PAYMENT_LINK, body({"amount": amount(), "currency": CURRENCY, "description": text(500),
+                            "expires_at": {"type": ["string", "integer"],
+                                           "description": "ISO 8601 or Unix seconds, in the future"},
+                            "metadata": METADATA}, required=("amount", "currency"))),
+    ("GET", "/payment-links"): Op(list_of(PAYMENT_LINK, total=None), query=(*PAGE, q("status", LINK_STATUS))),
+    ("GET", "/payment-links/{id}"): Op(PAYMENT_LINK),
+    ("PUT", "/payment-links/{id}/cancel"): Op(PAYMENT_LINK, description="400 when the link is already "
+                                                                        "cancelled or expired."),
 })
 
 # ---- payment intents /v1

@@ -12,7 +12,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
-from services import customers, payments, routing
+from services import customers, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
 
@@ -107,6 +107,13 @@ async def _customers_by_id(info: Info[Context, None]):
 
 
 @strawberry.type
+class PaymentReceipt:
+    channel: str = strawberry.field(description="messaging or email")
+    sent_to: str
+    status: str = strawberry.field(description="pending, sent or failed")
+
+
+@strawberry.type
 class Payment(Node):
     id: strawberry.ID
     status: str
@@ -123,6 +130,8 @@ class Payment(Node):
     card: PaymentCard
     metadata: JSON
     customer_id: str | None
+    payment_link: str | None = strawberry.field(description="The lnk_ id when paid on a payment link")
+    receipt_url: str | None = strawberry.field(description="The HTML receipt (no key needed), once paid")
 
     @strawberry.field
     async def customer(self, info: Info[Context, None]) -> Customer | None:
@@ -131,6 +140,14 @@ class Payment(Node):
         c = await (await _customers_by_id(info)).load(self.customer_id)
         return Customer.of(c) if c is not None else None
 
+    @strawberry.field(description="The automatic receipt sent to the customer, if any")
+    async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
+        async def batch(keys: list[str]):
+            found = await receipts.states_of(list(keys))
+            return [found.get(k) for k in keys]
+        r = await info.context.loader("ReceiptByPaymentLoader", batch).load(str(self.id))
+        return PaymentReceipt(channel=r.channel, sent_to=r.sent_to, status=r.status) if r else None
+
     @classmethod
     def of(cls, p) -> Payment:
         return cls(id=strawberry.ID(p.id), status=p.status, amount=p.amount, currency=p.currency,
@@ -138,6 +155,8 @@ class Payment(Node):
                    risk_score=p.risk_score, created_at=p.created_at, amount_captured=p.amount_captured,
                    amount_refunded=p.amount_refunded, capture_method=p.capture_method,
                    decline_code=p.decline_code, metadata=p.metadata or {}, customer_id=p.customer_id,
+                   payment_link=p.payment_link,
+                   receipt_url=receipts.url_of(p.id) if p.status in receipts.PAID else None,
                    card=PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
                                     exp_year=p.card_exp_year, fingerprint=p.card_fingerprint,
                                     country=p.card_country))

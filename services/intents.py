@@ -20,7 +20,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
-from services import cards, crypto, events, idempotency, ledger, pricing, routing, settlement
+from services import cards, crypto, events, idempotency, ledger, pricing, receipts, routing, settlement
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
@@ -473,6 +473,8 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
             intent.version += 1
             if ledger_success:
                 await _post_success(intent)
+            if changes.get("status") == "succeeded":
+                await receipts.enqueue_intent(intent)     # the receipt's outbox row (services.receipts)
             for t in events_:
                 await _emit(intent, t)
         return intent

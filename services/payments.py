@@ -22,7 +22,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import SavedCard
 from models.payments import Payment, PaymentAttempt, Refund
-from services import cards, customers, events, idempotency, ledger, risk, routing
+from services import cards, customers, events, idempotency, ledger, receipts, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -51,6 +51,9 @@ class CreateRequest:
     billing_country: str | None
     metadata: dict
     description: str | None
+    payment_link: str | None = None          # lnk_... when paid on a payment link's checkout
+    three_d_secure_passed: bool = False      # the hosted checkout's challenge was passed
+    receipt_locale: str | None = None        # the checkout page's language, for the receipt
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -139,6 +142,28 @@ async def charge_saved_card(*, principal: Principal, saved: SavedCard, amount: i
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
 
 
+async def create_checkout_payment(*, principal: Principal, card: cards.Card, amount: int, currency: str,
+                                  customer: dict | None = None, customer_id: str | None = None,
+                                  description: str | None = None, metadata: dict | None = None,
+                                  payment_link: str | None = None, three_d_secure_passed: bool = False,
+                                  locale: str | None = None, idempotency_key: str | None = None,
+                                  client_address: str | None = None) -> Payment:
+    """A payment made by a buyer on a hosted checkout page (payment link or invoice): the same
+    risk, routing, provider, ledger, events and receipt as any payment. Declined -> the failed
+    payment is stored and PaymentDeclined raised. `idempotency_key` (one per rendered page)
+    makes a double submit answer the first payment."""
+    req = CreateRequest(amount=amount, currency=currency, card=card, choice=routing.parse_choice(None), capture=True,
+                        customer=customer, customer_id=customer_id, billing_country=None, metadata=metadata or {},
+                        description=description, payment_link=payment_link,
+                        three_d_secure_passed=three_d_secure_passed, receipt_locale=locale)
+    params = {"card": card.fingerprint, "amount": amount, "currency": currency, "link": payment_link,
+              "customer": customer, "customer_id": customer_id, "3ds": three_d_secure_passed}
+    return await idempotency.run(
+        principal=principal, operation="payments.checkout", key=idempotency_key, params=params,
+        execute=lambda: _create(principal, req, client_address), encode=lambda p: p.id,
+        decode=lambda pid: get_payment(principal=principal, payment_id=pid))
+
+
 async def _no_rules() -> list:
     return []
 
@@ -167,7 +192,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
                 client_address=client_address, description=req.description, metadata=req.metadata,
-                created_at=now, updated_at=now)
+                payment_link=req.payment_link, created_at=now, updated_at=now)
     attempts: list[PaymentAttempt] = []
     if assessment.declined:
         p.status, p.decline_code = "failed", "risk_declined"
@@ -187,7 +212,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             decision=decision,
             request_for=lambda provider, n: AuthorizationRequest(payment_id=pay_id, amount=req.amount,
                                                                  currency=req.currency, card=card, attempt=n,
-                                                                 capture=req.capture))
+                                                                 capture=req.capture,
+                                                                 three_d_secure_passed=req.three_d_secure_passed))
         final = cascade.final
         p.provider = final.provider
         p.routing_decision = cascade.routing_decision()
@@ -219,6 +245,11 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     if p.status == "succeeded":
         rows += ledger.entries(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
                                legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
+        # The receipt's outbox row: sent after the commit by the receipts worker (services.receipts).
+        receipt = receipts.build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
+                                 source="payment", customer=customer, locale=req.receipt_locale)
+        if receipt is not None:
+            rows.append(receipt)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows.append(events.build(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p)))
     await lookup.insert_all(rows)
@@ -303,6 +334,7 @@ async def capture_payment(*, principal: Principal, payment_id: str, data: dict |
                           legs=ledger.capture_legs(amount, fee), payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.captured",
                           obj=event_object(p))
+        await receipts.enqueue_payment(p)
     return p
 
 

@@ -1,0 +1,177 @@
+"""Every label of the hosted checkout, receipt and error pages: one dictionary per locale (en,
+tr, ar). Templates only ever print `t.<key>`; a key missing in a locale is a test failure."""
+from __future__ import annotations
+
+LOCALES = ("en", "tr", "ar")
+RTL = {"ar"}
+
+EN = {
+    "title_pay": "Pay {merchant}", "pay_to": "Payment to", "amount": "Amount", "description": "Description",
+    "invoice": "Invoice", "item": "Item", "quantity": "Qty", "card_details": "Card details",
+    "card_number": "Card number", "expiry": "Expiry (MM/YY)", "cvc": "CVC", "name_on_card": "Name on card",
+    "contact_title": "Where should we send your receipt? (optional)", "email": "E-mail", "phone": "Phone (with country code)",
+    "pay_button": "Pay {amount}", "processing_wait": "Processing…", "test_mode": "Test mode: no real money moves. "
+    "Use 4242 4242 4242 4242 (approved), 4000 0000 0000 0002 (declined) or 4000 0025 0000 3155 (3-D Secure).",
+    "secure_note": "Card details go straight to the payment service; the merchant never sees them.",
+    "success_title": "Payment successful", "success_body": "Thank you. {merchant} received {amount}.",
+    "payment_id": "Payment", "view_receipt": "View receipt", "declined_title": "Payment declined",
+    "try_another": "Try again or use another card.",
+    "challenge_title": "3-D Secure verification", "challenge_body": "Your bank asks you to confirm this payment "
+    "of {amount} to {merchant} with the card ending {last4}.", "challenge_sandbox": "Sandbox bank: choose the result.",
+    "challenge_approve": "Approve", "challenge_fail": "Fail authentication",
+    "challenge_done": "Verification finished. You can close this window.",
+    "crypto_title": "Pay with {asset} ({network})", "crypto_send": "Send exactly", "crypto_address": "to this address",
+    "crypto_rate_lock": "Rate locked for", "crypto_rate_expired": "The rate lock expired: a new quote is made when you confirm.",
+    "crypto_sent": "I have sent the payment", "crypto_waiting": "Waiting for your deposit to be confirmed on the network.",
+    "cod_title": "Cash on delivery", "cod_body": "Pay {amount} in cash to the courier at:",
+    "cod_confirm": "Confirm order", "cod_confirmed": "Your order is confirmed. Pay the courier on delivery.",
+    "qr_title": "Scan to pay on your phone", "qr_or_card": "or pay here by card:",
+    "processing_title": "Payment in progress",
+    "gone_title": "This payment is no longer available",
+    "gone_paid": "It has already been paid.", "gone_cancelled": "It was cancelled by the merchant.",
+    "gone_expired": "It has expired.", "gone_hint": "Ask the merchant for a new payment link.",
+    "notfound_title": "Payment not found", "notfound_body": "Check the address, or ask the merchant for a new link.",
+    "forbidden_title": "This form has expired", "forbidden_body": "Reload the page and try again.",
+    "receipt_title": "Receipt", "receipt_from": "Receipt from {merchant}", "receipt_date": "Date",
+    "receipt_method": "Paid with", "receipt_status": "Status", "receipt_print": "Print",
+    "card_ending": "{brand} ending {last4}", "status_succeeded": "Paid", "status_captured": "Paid",
+    "status_refunded": "Refunded", "method_crypto": "Crypto", "method_cod": "Cash on delivery", "method_qr": "QR",
+    "method_tap_to_pay": "Tap to pay", "method_card": "Card", "method_bank_transfer": "Bank transfer",
+    "error_title": "Please check the form", "error_generic": "Something went wrong. Please try again.",
+    "decline_card_declined": "The card was declined by the bank.",
+    "decline_insufficient_funds": "The card has insufficient funds.",
+    "decline_authentication_failed": "3-D Secure verification failed.",
+    "decline_authentication_required": "The bank requires 3-D Secure verification.",
+    "decline_risk_declined": "The payment was declined for your protection.",
+    "decline_processing_error": "The bank could not process the card.",
+    "decline_expired_card": "The card has expired.", "decline_generic": "The payment was declined.",
+    "language": "Language",
+}
+
+TR = {
+    "title_pay": "{merchant} ödemesi", "pay_to": "Ödeme alıcısı", "amount": "Tutar", "description": "Açıklama",
+    "invoice": "Fatura", "item": "Kalem", "quantity": "Adet", "card_details": "Kart bilgileri",
+    "card_number": "Kart numarası", "expiry": "Son kullanma (AA/YY)", "cvc": "CVC", "name_on_card": "Kart üzerindeki isim",
+    "contact_title": "Makbuzunuzu nereye gönderelim? (isteğe bağlı)", "email": "E-posta",
+    "phone": "Telefon (ülke koduyla)", "pay_button": "{amount} öde", "processing_wait": "İşleniyor…",
+    "test_mode": "Test modu: gerçek para hareket etmez. 4242 4242 4242 4242 (onay), 4000 0000 0000 0002 (ret) "
+    "veya 4000 0025 0000 3155 (3-D Secure) kullanın.",
+    "secure_note": "Kart bilgileri doğrudan ödeme hizmetine gider; satıcı bunları görmez.",
+    "success_title": "Ödeme başarılı", "success_body": "Teşekkürler. {merchant}, {amount} tutarını aldı.",
+    "payment_id": "Ödeme", "view_receipt": "Makbuzu görüntüle", "declined_title": "Ödeme reddedildi",
+    "try_another": "Tekrar deneyin veya başka bir kart kullanın.",
+    "challenge_title": "3-D Secure doğrulaması", "challenge_body": "Bankanız, sonu {last4} ile biten kartla "
+    "{merchant} için {amount} tutarındaki bu ödemeyi onaylamanızı istiyor.",
+    "challenge_sandbox": "Test bankası: sonucu seçin.", "challenge_approve": "Onayla",
+    "challenge_fail": "Doğrulamayı başarısız yap", "challenge_done": "Doğrulama tamamlandı. Bu pencereyi kapatabilirsiniz.",
+    "crypto_title": "{asset} ({network}) ile öde", "crypto_send": "Tam olarak gönderin", "crypto_address": "bu adrese",
+    "crypto_rate_lock": "Kur sabitleme süresi", "crypto_rate_expired": "Kur sabitlemesi doldu: onayladığınızda yeni kur verilir.",
+    "crypto_sent": "Ödemeyi gönderdim", "crypto_waiting": "Yatırımınızın ağda onaylanması bekleniyor.",
+    "cod_title": "Kapıda ödeme", "cod_body": "{amount} tutarını kuryeye nakit olarak şu adreste ödeyin:",
+    "cod_confirm": "Siparişi onayla", "cod_confirmed": "Siparişiniz onaylandı. Teslimatta kuryeye ödeyin.",
+    "qr_title": "Telefonunuzla ödemek için tarayın", "qr_or_card": "veya burada kartla ödeyin:",
+    "processing_title": "Ödeme işleniyor",
+    "gone_title": "Bu ödeme artık kullanılamıyor", "gone_paid": "Zaten ödendi.",
+    "gone_cancelled": "Satıcı tarafından iptal edildi.", "gone_expired": "Süresi doldu.",
+    "gone_hint": "Satıcıdan yeni bir ödeme bağlantısı isteyin.",
+    "notfound_title": "Ödeme bulunamadı", "notfound_body": "Adresi kontrol edin veya satıcıdan yeni bir bağlantı isteyin.",
+    "forbidden_title": "Bu formun süresi doldu", "forbidden_body": "Sayfayı yenileyip tekrar deneyin.",
+    "receipt_title": "Makbuz", "receipt_from": "{merchant} makbuzu", "receipt_date": "Tarih",
+    "receipt_method": "Ödeme yöntemi", "receipt_status": "Durum", "receipt_print": "Yazdır",
+    "card_ending": "Sonu {last4} olan {brand}", "status_succeeded": "Ödendi", "status_captured": "Ödendi",
+    "status_refunded": "İade edildi", "method_crypto": "Kripto", "method_cod": "Kapıda ödeme", "method_qr": "QR",
+    "method_tap_to_pay": "Temassız", "method_card": "Kart", "method_bank_transfer": "Havale",
+    "error_title": "Lütfen formu kontrol edin", "error_generic": "Bir sorun oluştu. Lütfen tekrar deneyin.",
+    "decline_card_declined": "Kart banka tarafından reddedildi.",
+    "decline_insufficient_funds": "Kartın bakiyesi yetersiz.",
+    "decline_authentication_failed": "3-D Secure doğrulaması başarısız oldu.",
+    "decline_authentication_required": "Banka 3-D Secure doğrulaması istiyor.",
+    "decline_risk_declined": "Ödeme, güvenliğiniz için reddedildi.",
+    "decline_processing_error": "Banka kartı işleyemedi.", "decline_expired_card": "Kartın süresi dolmuş.",
+    "decline_generic": "Ödeme reddedildi.", "language": "Dil",
+}
+
+AR = {
+    "title_pay": "الدفع إلى {merchant}", "pay_to": "الدفع إلى", "amount": "المبلغ", "description": "الوصف",
+    "invoice": "فاتورة", "item": "البند", "quantity": "الكمية", "card_details": "بيانات البطاقة",
+    "card_number": "رقم البطاقة", "expiry": "تاريخ الانتهاء (شهر/سنة)", "cvc": "رمز التحقق",
+    "name_on_card": "الاسم على البطاقة", "contact_title": "أين نرسل إيصالك؟ (اختياري)",
+    "email": "البريد الإلكتروني", "phone": "الهاتف (مع رمز الدولة)", "pay_button": "ادفع {amount}",
+    "processing_wait": "جارٍ المعالجة…",
+    "test_mode": "وضع الاختبار: لا تنتقل أموال حقيقية. استخدم 4242 4242 4242 4242 (مقبولة) أو "
+    "4000 0000 0000 0002 (مرفوضة) أو 4000 0025 0000 3155 (التحقق ثلاثي الأبعاد).",
+    "secure_note": "تذهب بيانات البطاقة مباشرة إلى خدمة الدفع؛ لا يراها التاجر.",
+    "success_title": "تم الدفع بنجاح", "success_body": "شكرًا لك. استلم {merchant} مبلغ {amount}.",
+    "payment_id": "الدفعة", "view_receipt": "عرض الإيصال", "declined_title": "تم رفض الدفع",
+    "try_another": "حاول مرة أخرى أو استخدم بطاقة أخرى.",
+    "challenge_title": "التحقق ثلاثي الأبعاد", "challenge_body": "يطلب منك مصرفك تأكيد هذه الدفعة بمبلغ "
+    "{amount} إلى {merchant} بالبطاقة المنتهية بـ {last4}.", "challenge_sandbox": "مصرف تجريبي: اختر النتيجة.",
+    "challenge_approve": "موافقة", "challenge_fail": "إفشال التحقق",
+    "challenge_done": "اكتمل التحقق. يمكنك إغلاق هذه النافذة.",
+    "crypto_title": "ادفع بعملة {asset} ({network})", "crypto_send": "أرسل بالضبط", "crypto_address": "إلى هذا العنوان",
+    "crypto_rate_lock": "السعر مثبت لمدة", "crypto_rate_expired": "انتهى تثبيت السعر: يُحسب سعر جديد عند التأكيد.",
+    "crypto_sent": "لقد أرسلت الدفعة", "crypto_waiting": "بانتظار تأكيد إيداعك على الشبكة.",
+    "cod_title": "الدفع عند الاستلام", "cod_body": "ادفع {amount} نقدًا لمندوب التوصيل على العنوان:",
+    "cod_confirm": "تأكيد الطلب", "cod_confirmed": "تم تأكيد طلبك. ادفع لمندوب التوصيل عند الاستلام.",
+    "qr_title": "امسح الرمز للدفع من هاتفك", "qr_or_card": "أو ادفع هنا بالبطاقة:",
+    "processing_title": "الدفع قيد المعالجة",
+    "gone_title": "هذه الدفعة لم تعد متاحة", "gone_paid": "تم دفعها بالفعل.", "gone_cancelled": "ألغاها التاجر.",
+    "gone_expired": "انتهت صلاحيتها.", "gone_hint": "اطلب من التاجر رابط دفع جديدًا.",
+    "notfound_title": "الدفعة غير موجودة", "notfound_body": "تحقق من العنوان أو اطلب من التاجر رابطًا جديدًا.",
+    "forbidden_title": "انتهت صلاحية هذا النموذج", "forbidden_body": "أعد تحميل الصفحة وحاول مرة أخرى.",
+    "receipt_title": "إيصال", "receipt_from": "إيصال من {merchant}", "receipt_date": "التاريخ",
+    "receipt_method": "طريقة الدفع", "receipt_status": "الحالة", "receipt_print": "طباعة",
+    "card_ending": "{brand} المنتهية بـ {last4}", "status_succeeded": "مدفوع", "status_captured": "مدفوع",
+    "status_refunded": "مسترد", "method_crypto": "عملة رقمية", "method_cod": "الدفع عند الاستلام", "method_qr": "رمز QR",
+    "method_tap_to_pay": "الدفع باللمس", "method_card": "بطاقة", "method_bank_transfer": "تحويل مصرفي",
+    "error_title": "يرجى التحقق من النموذج", "error_generic": "حدث خطأ. يرجى المحاولة مرة أخرى.",
+    "decline_card_declined": "رفض المصرف البطاقة.", "decline_insufficient_funds": "رصيد البطاقة غير كافٍ.",
+    "decline_authentication_failed": "فشل التحقق ثلاثي الأبعاد.",
+    "decline_authentication_required": "يطلب المصرف التحقق ثلاثي الأبعاد.",
+    "decline_risk_declined": "رُفضت الدفعة حمايةً لك.", "decline_processing_error": "تعذر على المصرف معالجة البطاقة.",
+    "decline_expired_card": "انتهت صلاحية البطاقة.", "decline_generic": "تم رفض الدفع.", "language": "اللغة",
+}
+
+STRINGS: dict[str, dict[str, str]] = {"en": EN, "tr": TR, "ar": AR}
+
+
+class Labels(dict):
+    """The labels of one locale; `t.key` in templates, `t.fmt(key, **values)` to fill one in."""
+
+    def __getattr__(self, key: str) -> str:
+        try:
+            return self[key]
+        except KeyError:
+            raise AttributeError(key) from None
+
+    def fmt(self, key: str, **values) -> str:
+        return self[key].format(**values)
+
+    def decline(self, code: str | None) -> str:
+        return self.get(f"decline_{code}") or self["decline_generic"]
+
+
+def labels(locale: str) -> Labels:
+    return Labels(STRINGS.get(locale, EN))
+
+
+def pick_locale(*, query: str | None, preferred: str | None, accept_language: str | None) -> str:
+    """`?locale=` first (the buyer's own choice), then the intent's or invoice's locale, then the
+    browser's Accept-Language (by quality), then English."""
+    if query in LOCALES:
+        return query
+    if preferred in LOCALES:
+        return preferred
+    best: list[tuple[float, int, str]] = []
+    for n, part in enumerate((accept_language or "").split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        lang = tag.strip().lower().split("-")[0]
+        if lang in LOCALES and q > 0:
+            best.append((-q, n, lang))
+    return sorted(best)[0][2] if best else "en"

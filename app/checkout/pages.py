@@ -1,0 +1,438 @@
+"""Hosted checkout pages, served by the service itself under the path of QAFILA_PAY_URL
+(`/pay` by default; on another host, the same routes under that URL's path):
+
+    GET  {p}/{id}                 the checkout of a link (lnk_), an intent (pay_) or an invoice (inv_)
+    POST {p}/{id}                 pay by card, or confirm crypto / cash on delivery (plain form POST)
+    GET  {p}/{id}/authenticate    the 3-D Secure step (sandbox: approve or fail); POST completes it
+    GET  {p}/{id}/result          where an intent lands after its challenge
+    GET  {p}/{id}/receipt         the HTML receipt of a paid payment or intent (no key)
+    GET  {p}/{id}/qr.png          the QR code of a crypto or QR intent
+    GET  {p}/assets/{name}        the pages' CSS and script
+    GET  {js}/v1/qafila.js        the browser script (QAFILA_JS_URL, default {public_url}/js)
+
+Templates are Jinja2 files in app/templates/checkout, labels come from app/checkout/i18n.py.
+Every page: CSP allowing only the service's own origin (no inline script), no framing (the
+3-D Secure step opened by the browser script may be framed by QAFILA_CORS_ORIGINS), no-store.
+The form POST carries a signed per-page CSRF token (HMAC with the secret key) whose nonce also
+keys the payment's idempotency: a double submit charges once. JavaScript is optional: with it
+the forms post in the background (`X-Qafila-Fetch: 1` -> JSON) and the page never reloads.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import secrets
+import time
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import jinja2
+from aiohttp import web
+
+from app.checkout import i18n
+from rest_compat.routing import json_response, request_id
+from services import checkout, pricing, receipts
+from services.errors import DomainError, NotFound, ValidationError
+from services.infra.runtime import runtime
+
+log = logging.getLogger("qafila.checkout")
+
+_HERE = Path(__file__).resolve().parent.parent
+TEMPLATES = _HERE / "templates" / "checkout"
+ASSETS = _HERE / "static" / "checkout"
+ASSET_TYPES = {"checkout.css": "text/css", "checkout.js": "text/javascript"}
+ID = r"{id:(?:lnk|pay|inv)_[0-9A-Za-z]{1,40}}"
+CSRF_MAX_AGE = 2 * 3600
+LANGUAGE_NAMES = (("en", "English"), ("tr", "Türkçe"), ("ar", "العربية"))
+SETTINGS = web.AppKey("checkout_settings", dict)
+
+_env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                          undefined=jinja2.ChainableUndefined, trim_blocks=False)
+
+
+# ---------------------------------------------------------------- security
+
+def _frame_ancestors(settings, embed: bool) -> str:
+    if not embed:
+        return "'none'"
+    origins = [o for o in settings.cors_origins if o != "*"]
+    if origins:
+        return " ".join(origins)
+    return "'none'" if settings.env == "production" else "*"
+
+
+def security_headers(settings, *, embed: bool = False) -> dict[str, str]:
+    ancestors = _frame_ancestors(settings, embed)
+    headers = {
+        "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                    "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
+                                    f"frame-ancestors {ancestors}"),
+        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store", "X-Robots-Tag": "noindex",
+    }
+    if ancestors == "'none'":
+        headers["X-Frame-Options"] = "DENY"
+    return headers
+
+
+def _sign(*parts: str) -> str:
+    key = runtime().config.secret_key.encode()
+    return hmac.new(key, "|".join(("csrf", *parts)).encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def new_csrf(checkout_id: str) -> str:
+    nonce = secrets.token_urlsafe(16)
+    issued = str(int(time.time()))
+    return f"{nonce}.{issued}.{_sign(checkout_id, nonce, issued)}"
+
+
+def check_csrf(checkout_id: str, token: str | None) -> str:
+    """The token's nonce, if the token was made for this page by this service and is fresh."""
+    parts = (token or "").split(".")
+    if len(parts) != 3 or not parts[1].isdigit():
+        raise CsrfRefused()
+    nonce, issued, sig = parts
+    if not hmac.compare_digest(sig.encode(), _sign(checkout_id, nonce, issued).encode()):
+        raise CsrfRefused()
+    if not 0 <= time.time() - int(issued) <= CSRF_MAX_AGE:
+        raise CsrfRefused()
+    return nonce
+
+
+class CsrfRefused(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- rendering
+
+class Page:
+    """What every template of one request sees."""
+
+    def __init__(self, request: web.Request, *, preferred: str | None = None):
+        self.request = request
+        self.settings = request.app[SETTINGS]
+        self.embed = request.query.get("embed") == "1"
+        form_locale = None
+        if request.method == "POST":
+            form_locale = request.get("checkout_form", {}).get("locale")
+        self.lang = i18n.pick_locale(query=request.query.get("locale") or form_locale, preferred=preferred,
+                                     accept_language=request.headers.get("Accept-Language"))
+        self.t = i18n.labels(self.lang)
+
+    def base(self) -> dict:
+        prefix = self.settings["pay_prefix"]
+        return {"lang": self.lang, "dir": "rtl" if self.lang in i18n.RTL else "ltr", "t": self.t,
+                "embed": self.embed, "asset": lambda name: f"{prefix}/assets/{name}",
+                "languages": () if self.embed else LANGUAGE_NAMES, "merchant": None}
+
+    def render(self, template: str, status: int = 200, **ctx) -> web.Response:
+        html = _env.get_template(template).render({**self.base(), **ctx})
+        return web.Response(text=html, status=status, content_type="text/html", charset="utf-8",
+                            headers=security_headers(self.settings["settings"], embed=self.embed))
+
+    def fragment(self, template: str, **ctx) -> str:
+        return _env.get_template(template).render({**self.base(), **ctx})
+
+    def message(self, kind: str, status: int, heading: str, *lines: str) -> web.Response:
+        return self.render("message.html", status=status, kind=kind, heading=heading, lines=lines)
+
+
+def _fetch(request: web.Request) -> bool:
+    return request.headers.get("X-Qafila-Fetch") == "1"
+
+
+def _amount(amount: int, currency: str, lang: str) -> str:
+    return pricing.format_localized(amount, currency, lang)
+
+
+def _paths(request: web.Request, cid: str) -> dict[str, str]:
+    prefix = request.app[SETTINGS]["pay_prefix"]
+    embed = "?embed=1" if request.query.get("embed") == "1" else ""
+    return {"action": f"{prefix}/{cid}{embed}", "page_url": f"{prefix}/{cid}",
+            "challenge_action": f"{prefix}/{cid}/authenticate{embed}", "qr_url": f"{prefix}/{cid}/qr.png"}
+
+
+def _lock_remaining(c: checkout.Checkout) -> str:
+    if c.method != "crypto" or not c.intent or not c.intent.crypto:
+        return ""
+    until = datetime.fromisoformat(c.intent.crypto["rate_locked_until"].replace("Z", "+00:00"))
+    left = max(0, int((until - runtime().clock.now()).total_seconds()))
+    return f"{left // 60}:{left % 60:02d}"
+
+
+def _context(page: Page, c: checkout.Checkout, request: web.Request, **extra) -> dict:
+    lang = page.lang
+    items = [{"name": i["name"], "quantity": i["quantity"],
+              "total": _amount(i["amount"] * i["quantity"], c.currency, lang)} for i in c.items]
+    return {"c": c, "merchant": c.merchant_name, "amount_text": _amount(c.amount, c.currency, lang), "items": items,
+            "csrf": new_csrf(c.id), "form": {}, "error": None, "error_field": None, "declined": False,
+            "lock_remaining": _lock_remaining(c), **_paths(request, c.id), **extra}
+
+
+def _gone(page: Page, reason: str) -> web.Response:
+    t = page.t
+    return page.message("gone", 410, t.gone_title, t.get(f"gone_{reason}", ""), t.gone_hint)
+
+
+def _not_found(page: Page) -> web.Response:
+    return page.message("notfound", 404, page.t.notfound_title, page.t.notfound_body)
+
+
+async def _load(page: Page, cid: str) -> checkout.Checkout | web.Response:
+    try:
+        return await checkout.load(cid)
+    except checkout.Gone as g:
+        return _gone(page, g.reason)
+    except NotFound:
+        return _not_found(page)
+
+
+# ---------------------------------------------------------------- handlers
+
+async def checkout_page(request: web.Request) -> web.Response:
+    cid = request.match_info["id"]
+    c = await _load(Page(request), cid)
+    if isinstance(c, web.Response):
+        return c
+    page = Page(request, preferred=c.locale)
+    if c.state == "requires_action":
+        return await _challenge_page(request, page, c, c.challenge_token)
+    panel = "panel_processing.html" if c.state == "processing" else "panel_pay.html"
+    return page.render("checkout.html", panel=panel, **_context(page, c, request))
+
+
+async def _form(request: web.Request) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if request.content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        raise ValidationError("Send the form as application/x-www-form-urlencoded", param="Content-Type")
+    for k, v in (await request.post()).items():
+        if isinstance(v, str) and "\x00" not in v and k not in out:
+            out[k] = v[:500]
+    request["checkout_form"] = out
+    return out
+
+
+def _csrf_refused(page: Page, cid: str) -> web.Response:
+    if _fetch(page.request):
+        return json_response({"error": {"message": page.t.forbidden_body, "field": None}, "csrf": new_csrf(cid)},
+                             status=403, headers=security_headers(page.settings["settings"]))
+    return page.message("forbidden", 403, page.t.forbidden_title, page.t.forbidden_body)
+
+
+async def checkout_submit(request: web.Request) -> web.Response:
+    cid = request.match_info["id"]
+    try:
+        form = await _form(request)
+    except ValidationError:
+        return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
+    c = await _load(Page(request), cid)
+    if isinstance(c, web.Response):
+        return c
+    page = Page(request, preferred=c.locale)
+    try:
+        nonce = check_csrf(cid, form.get("csrf"))
+    except CsrfRefused:
+        return _csrf_refused(page, cid)
+    try:
+        if form.get("action") == "confirm":
+            outcome = await checkout.confirm_offline(checkout_id=cid)
+        else:
+            outcome = await checkout.pay_card(checkout_id=cid, form=form, locale=page.lang,
+                                              idempotency_key=f"checkout_{nonce}",
+                                              client_address=request.remote)
+    except checkout.Gone as g:
+        return _gone(page, g.reason)
+    except ValidationError as e:
+        return _form_error(request, page, c, form, e.message, e.param)
+    return await _answer(request, page, c, outcome, form)
+
+
+def _form_error(request, page: Page, c, form, message: str, field: str | None, *, declined: bool = False,
+                status: int = 400) -> web.Response:
+    if _fetch(request):
+        return json_response({"error": {"message": message, "field": field}, "declined": declined,
+                              "csrf": new_csrf(c.id)}, status=status,
+                             headers=security_headers(page.settings["settings"]))
+    keep = {k: form.get(k, "") for k in ("expiry", "name", "email", "phone")}
+    return page.render("checkout.html", status=status, panel="panel_pay.html",
+                       **{**_context(page, c, request), "form": keep, "error": message, "error_field": field,
+                          "declined": declined})
+
+
+async def _answer(request: web.Request, page: Page, c: checkout.Checkout, outcome: checkout.Outcome,
+                  form: dict) -> web.Response:
+    if outcome.kind == "declined":
+        message = page.t.decline(outcome.decline_code)
+        if request.path.endswith("/authenticate"):
+            return _panel(request, page, c, "panel_declined.html", status=402, error=message)
+        return _form_error(request, page, c, form, message, "number", declined=True, status=402)
+    if outcome.kind == "challenge":
+        if _fetch(request):
+            return await _challenge_page(request, page, c, outcome.challenge_token)
+        prefix = request.app[SETTINGS]["pay_prefix"]
+        q = {"token": outcome.challenge_token, "locale": page.lang}
+        if page.embed:
+            q["embed"] = "1"
+        raise web.HTTPSeeOther(f"{prefix}/{c.id}/authenticate?{urlencode(q)}")
+    if outcome.kind == "processing":
+        fresh = await checkout.load(c.id)
+        return _panel(request, page, fresh, "panel_processing.html")
+    return _panel(request, page, c, "panel_success.html", payment_id=outcome.payment_id,
+                  receipt_url=outcome.receipt_url)
+
+
+def _panel(request, page: Page, c, panel: str, status: int = 200, **extra) -> web.Response:
+    ctx = {**_context(page, c, request), **extra}
+    if _fetch(request):
+        return json_response({"html": page.fragment(panel, **ctx)}, status=status,
+                             headers=security_headers(page.settings["settings"]))
+    return page.render("checkout.html", status=status, panel=panel, **ctx)
+
+
+async def _challenge_page(request, page: Page, c, token: str | None) -> web.Response:
+    try:
+        ch = await checkout.get_challenge(checkout_id=c.id, token=token)
+    except NotFound:
+        return _not_found(page)
+    except DomainError:               # the challenge is over (the intent moved on)
+        raise web.HTTPSeeOther(f"{request.app[SETTINGS]['pay_prefix']}/{c.id}/result"
+                               + ("?embed=1" if page.embed else ""))
+    return _panel(request, page, c, "panel_challenge.html", token=token, last4=ch.last4)
+
+
+async def authenticate_page(request: web.Request) -> web.Response:
+    cid = request.match_info["id"]
+    c = await _load(Page(request), cid)
+    if isinstance(c, web.Response):
+        return c
+    return await _challenge_page(request, Page(request, preferred=c.locale), c, request.query.get("token"))
+
+
+async def authenticate_submit(request: web.Request) -> web.Response:
+    cid = request.match_info["id"]
+    try:
+        form = await _form(request)
+    except ValidationError:
+        return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
+    c = await _load(Page(request), cid)
+    if isinstance(c, web.Response):
+        return c
+    page = Page(request, preferred=c.locale)
+    try:
+        check_csrf(cid, form.get("csrf"))
+    except CsrfRefused:
+        return _csrf_refused(page, cid)
+    try:
+        outcome = await checkout.complete_challenge(checkout_id=cid, token=form.get("token"),
+                                                    outcome=form.get("outcome") or "", client_address=request.remote)
+    except NotFound:
+        return _not_found(page)
+    except checkout.Gone as g:
+        return _gone(page, g.reason)
+    except ValidationError as e:
+        return page.message("forbidden", 400, page.t.error_title, e.message)
+    return await _answer(request, page, c, outcome, form)
+
+
+async def result_page(request: web.Request) -> web.Response:
+    """After an intent's challenge: paid (the success panel), failed, or still in progress."""
+    cid = request.match_info["id"]
+    page = Page(request)
+    try:
+        c = await checkout.load(cid)
+    except checkout.Gone as g:
+        if g.reason == "paid":
+            v = await receipts.view(cid)
+            if v is not None:
+                page = Page(request, preferred=v.locale)
+                return page.render("checkout.html", panel="panel_success.html", c=_Shown(v), merchant=v.merchant_name,
+                                   amount_text=_amount(v.amount, v.currency, page.lang), items=[],
+                                   payment_id=v.payment_id, receipt_url=receipts.url_of(v.payment_id))
+        return _gone(page, g.reason)
+    except NotFound:
+        return _not_found(page)
+    page = Page(request, preferred=c.locale)
+    if c.intent is not None and c.intent.status == "failed":
+        return _panel(request, page, c, "panel_declined.html", status=402,
+                      error=page.t.decline(c.intent.failure_code))
+    if c.state == "processing":
+        return _panel(request, page, c, "panel_processing.html")
+    raise web.HTTPSeeOther(f"{request.app[SETTINGS]['pay_prefix']}/{cid}")
+
+
+class _Shown:
+    """The summary of a paid payment (the result page has no open checkout any more)."""
+
+    def __init__(self, v: receipts.ReceiptView):
+        self.description, self.kind, self.livemode, self.id = v.description, "intent", v.livemode, v.payment_id
+
+
+async def receipt_page(request: web.Request) -> web.Response:
+    cid = request.match_info["id"]
+    v = await receipts.view(cid)
+    page = Page(request, preferred=v.locale if v else None)
+    if v is None:
+        return _not_found(page)
+    t = page.t
+    if v.card_brand and v.card_last4:
+        method = t.fmt("card_ending", brand=v.card_brand.title(), last4=v.card_last4)
+    else:
+        method = t.get(f"method_{v.method}", v.method)
+    return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method,
+                       amount_text=_amount(v.amount, v.currency, page.lang), paid_iso=v.paid_at.isoformat(),
+                       paid_text=v.paid_at.strftime("%Y-%m-%d %H:%M UTC"))
+
+
+async def qr_png(request: web.Request) -> web.Response:
+    try:
+        png = await checkout.qr_png(checkout_id=request.match_info["id"])
+    except NotFound:
+        raise web.HTTPNotFound()
+    return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "private, max-age=300",
+                                                                     "X-Content-Type-Options": "nosniff"})
+
+
+async def asset(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in ASSET_TYPES:
+        raise web.HTTPNotFound()
+    return web.Response(body=(ASSETS / name).read_bytes(), content_type=ASSET_TYPES[name], charset="utf-8",
+                        headers={"Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff"})
+
+
+def _browser_script(settings) -> bytes:
+    src = (ASSETS / "qafila.js").read_text(encoding="utf-8")
+    return (src.replace("__QAFILA_API_URL__", settings.public_url.rstrip("/"))
+               .replace("__QAFILA_PAY_URL__", settings.pay_url.rstrip("/")).encode())
+
+
+async def browser_script(request: web.Request) -> web.Response:
+    return web.Response(body=request.app[SETTINGS]["script"], content_type="text/javascript", charset="utf-8",
+                        headers={"Cache-Control": "public, max-age=300", "Access-Control-Allow-Origin": "*",
+                                 "X-Content-Type-Options": "nosniff", "Cross-Origin-Resource-Policy": "cross-origin"})
+
+
+async def unknown_page(request: web.Request) -> web.Response:
+    return _not_found(Page(request))
+
+
+# ---------------------------------------------------------------- wiring
+
+def install(app: web.Application, settings) -> None:
+    pay = urlsplit(settings.pay_url).path.rstrip("/")
+    js = urlsplit(settings.js_url).path.rstrip("/")
+    app[SETTINGS] = {"pay_prefix": pay, "settings": settings, "script": _browser_script(settings)}
+    r = app.router
+    r.add_get(f"{js}/v1/qafila.js", browser_script, name="page:qafila.js")
+    r.add_get(f"{pay}/assets/{{name}}", asset, name="page:assets")
+    r.add_get(f"{pay}/{ID}", checkout_page, name="page:checkout")
+    r.add_post(f"{pay}/{ID}", checkout_submit, name="page:checkout.submit")
+    r.add_get(f"{pay}/{ID}/authenticate", authenticate_page, name="page:authenticate")
+    r.add_post(f"{pay}/{ID}/authenticate", authenticate_submit, name="page:authenticate.submit")
+    r.add_get(f"{pay}/{ID}/result", result_page, name="page:result")
+    r.add_get(f"{pay}/{ID}/receipt", receipt_page, name="page:receipt")
+    r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
+    if pay:       # under its own prefix, any other path is this service's 404 page
+        r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")

@@ -1,0 +1,86 @@
+/* Hosted checkout: pay without leaving the page (the forms also work without this script),
+   rate-lock countdowns, and the receipt's print button. No inline script: CSP allows 'self' only. */
+(function () {
+  "use strict";
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+
+  function setBusy(form, busy) {
+    form.querySelectorAll("button").forEach(function (b) {
+      b.disabled = busy;
+      if (b.dataset.busy) {
+        if (busy) { b.dataset.label = b.textContent; b.textContent = b.dataset.busy; }
+        else if (b.dataset.label) { b.textContent = b.dataset.label; }
+      }
+    });
+  }
+
+  function showError(form, res) {
+    var box = $("#error");
+    if (!box) { box = document.createElement("div"); box.id = "error"; box.className = "error"; form.prepend(box); }
+    box.textContent = (res.error && res.error.message) || "Error";
+    box.hidden = false;
+    form.querySelectorAll("[aria-invalid]").forEach(function (i) { i.removeAttribute("aria-invalid"); });
+    var field = res.error && res.error.field && form.querySelector("[name='" + res.error.field + "']");
+    if (field) { field.setAttribute("aria-invalid", "true"); }
+    if (res.declined) {
+      ["number", "cvc"].forEach(function (n) { var i = form.querySelector("[name=" + n + "]"); if (i) { i.value = ""; } });
+      var num = form.querySelector("[name=number]"); if (num) { num.focus(); }
+    } else if (field) { field.focus(); }
+    if (res.csrf) { document.querySelectorAll("input[name=csrf]").forEach(function (i) { i.value = res.csrf; }); }
+  }
+
+  function bindForms(root) {
+    root.querySelectorAll("form[data-ajax]").forEach(function (form) {
+      form.addEventListener("submit", function (ev) {
+        if (!window.fetch || !window.URLSearchParams) { return; }     // plain form POST
+        ev.preventDefault();
+        var body = new URLSearchParams(new FormData(form));
+        if (ev.submitter && ev.submitter.name) { body.set(ev.submitter.name, ev.submitter.value); }
+        setBusy(form, true);
+        fetch(form.action, {method: "POST", body: body, credentials: "same-origin",
+                            headers: {"X-Qafila-Fetch": "1", "Accept": "application/json"}})
+          .then(function (r) { return r.json(); })
+          .then(function (res) {
+            if (res.html) {
+              var panel = $("#panel");
+              panel.innerHTML = res.html;
+              bindForms(panel); countdowns(panel);
+              panel.focus();
+              return;
+            }
+            setBusy(form, false);
+            showError(form, res);
+          })
+          .catch(function () { setBusy(form, false); form.submit(); });
+      });
+    });
+    var num = root.querySelector("input[name=number]");
+    if (num) {
+      num.addEventListener("input", function () {
+        var digits = num.value.replace(/\D/g, "").slice(0, 19);
+        num.value = digits.replace(/(\d{4})(?=\d)/g, "$1 ");
+      });
+    }
+  }
+
+  function countdowns(root) {
+    root.querySelectorAll(".countdown[data-until]").forEach(function (el) {
+      var until = Date.parse(el.dataset.until);
+      function tick() {
+        var left = Math.max(0, Math.floor((until - Date.now()) / 1000));
+        if (left <= 0) { el.textContent = el.dataset.expired || "0:00"; return; }
+        el.textContent = Math.floor(left / 60) + ":" + ("0" + (left % 60)).slice(-2);
+        setTimeout(tick, 1000);
+      }
+      tick();
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    bindForms(document); countdowns(document);
+    document.querySelectorAll("[data-print]").forEach(function (b) {
+      b.addEventListener("click", function () { window.print(); });
+    });
+  });
+})();

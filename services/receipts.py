@@ -1,0 +1,298 @@
+"""Automatic receipts: when a payment (`/api`) or an intent (`/v1`) succeeds, a receipt row is
+written in the same transaction (the outbox); after the commit a worker sends it -- through the
+messaging platform when the customer has a phone number, else by e-mail -- with retries. The
+payment never waits for, or fails because of, the messaging platform or the mail server.
+
+`receipt_url` (`{pay_url}/{pay_id}/receipt`) opens the HTML receipt without a key: the payment
+id (24 random base62 characters) is the capability, as for the QR image of an intent.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tortoise import connections
+from tortoise.expressions import Q
+
+from models.core import Merchant
+from models.intents import PaymentIntent
+from models.payments import Customer, Payment
+from models.receipts import Receipt
+from services import pricing
+from services.ids import new_id
+from services.infra.runtime import runtime
+
+log = logging.getLogger("qafila.receipts")
+
+RETRY_DELAYS = (5, 30, 120, 600, 3600, 6 * 3600)        # seconds after each failed attempt
+MAX_ATTEMPTS = 1 + len(RETRY_DELAYS)
+CLAIM_BATCH = 20
+LEASE = timedelta(seconds=60)
+SEND_TIMEOUT = 10.0
+LOCALES = pricing.LOCALES
+_AR_PHONE = ("+966", "+971", "+965", "+974", "+20", "+964", "+973", "+968", "+962")
+PAID = ("succeeded", "captured", "refunded")            # payments a receipt exists for
+
+
+@dataclass
+class ReceiptState:
+    channel: str
+    sent_to: str
+    status: str
+
+
+def url_of(payment_id: str) -> str:
+    return f"{runtime().config.pay_url.rstrip('/')}/{payment_id}/receipt"
+
+
+def locale_for(customer: Customer | None, given: str | None = None) -> str:
+    """The buyer's language: the checkout page's, else the customer's `locale` metadata, else
+    the phone's country (+90 Turkish, Arab countries Arabic), else English."""
+    if given in LOCALES:
+        return given
+    if customer is not None:
+        meta = customer.metadata if isinstance(customer.metadata, dict) else {}
+        if meta.get("locale") in LOCALES:
+            return meta["locale"]
+        phone = (customer.phone or "").replace(" ", "")
+        if phone.startswith("+90"):
+            return "tr"
+        if phone.startswith(_AR_PHONE):
+            return "ar"
+    return "en"
+
+
+def messaging_configured() -> bool:
+    cfg = runtime().config
+    return bool(cfg.messaging_phone_number_id and cfg.messaging_access_token)
+
+
+def build(*, merchant_id: str, livemode: bool, payment_id: str, source: str, customer: Customer | None,
+          locale: str | None = None) -> Receipt | None:
+    """The outbox row for the caller to write in the transaction of the success; None when the
+    customer has no phone number or e-mail address. Phone -> messaging; e-mail only -> e-mail
+    (also when messaging is not configured and the customer has both)."""
+    if customer is None:
+        return None
+    phone, email = (customer.phone or "").strip(), (customer.email or "").strip()
+    if phone and (messaging_configured() or not email):
+        channel, to = "messaging", phone
+    elif email:
+        channel, to = "email", email
+    else:
+        return None
+    now = runtime().clock.now()
+    return Receipt(id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
+                   source=source, channel=channel, sent_to=to[:254], locale=locale_for(customer, locale),
+                   status="pending", attempts=0, next_attempt_at=now, created_at=now, updated_at=now)
+
+
+async def enqueue_intent(intent: PaymentIntent) -> Receipt | None:
+    """Inside the intent's success transaction: the receipt row if its customer can be reached."""
+    if not intent.customer_id:
+        return None
+    customer = await Customer.get_or_none(id=intent.customer_id, merchant_id=intent.merchant_id,
+                                          livemode=intent.livemode)
+    row = build(merchant_id=intent.merchant_id, livemode=intent.livemode, payment_id=intent.id, source="intent",
+                customer=customer, locale=intent.locale if intent.locale in LOCALES else None)
+    if row is not None and not await Receipt.filter(payment_id=intent.id).exists():
+        await row.save(force_create=True)
+        return row
+    return None
+
+
+async def enqueue_payment(p: Payment, locale: str | None = None) -> Receipt | None:
+    """Inside a payment's capture transaction (a payment authorized first, captured later)."""
+    if not p.customer_id or await Receipt.filter(payment_id=p.id).exists():
+        return None
+    customer = await Customer.get_or_none(id=p.customer_id)
+    row = build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id, source="payment",
+                customer=customer, locale=locale)
+    if row is not None:
+        await row.save(force_create=True)
+    return row
+
+
+async def state_of(payment_id: str) -> ReceiptState | None:
+    r = await Receipt.filter(payment_id=payment_id).first()
+    return ReceiptState(r.channel, r.sent_to, r.status) if r else None
+
+
+async def states_of(payment_ids: list[str]) -> dict[str, ReceiptState]:
+    rows = await Receipt.filter(payment_id__in=list(set(payment_ids))) if payment_ids else []
+    return {r.payment_id: ReceiptState(r.channel, r.sent_to, r.status) for r in rows}
+
+
+# ---------------------------------------------------------------- what a receipt says
+
+@dataclass
+class ReceiptView:
+    payment_id: str
+    merchant_name: str
+    amount: int
+    currency: str
+    method: str                  # card | crypto | cod | qr | tap_to_pay | bank_transfer
+    card_brand: str | None
+    card_last4: str | None
+    paid_at: datetime
+    status: str
+    description: str | None
+    locale: str | None           # the intent's locale; None for /api payments
+    livemode: bool
+
+
+async def view(payment_id: str) -> ReceiptView | None:
+    """The receipt of a succeeded payment or intent, or None (unknown, or not paid)."""
+    if not isinstance(payment_id, str):
+        return None
+    p = await Payment.get_or_none(id=payment_id)
+    if p is not None:
+        if p.status not in PAID:
+            return None
+        m = await Merchant.get(id=p.merchant_id)
+        return ReceiptView(p.id, m.name or m.email, p.amount_captured or p.amount, p.currency, "card", p.card_brand,
+                           p.card_last4, p.captured_at or p.created_at, p.status, p.description, None, p.livemode)
+    i = await PaymentIntent.get_or_none(id=payment_id)
+    if i is None or i.status not in ("succeeded", "refunded"):
+        return None
+    m = await Merchant.get(id=i.merchant_id)
+    brand = last4 = None
+    if i.payment_method_ref:
+        from services.payment_methods import TEST_METHODS, _test_method
+        from models.intents import PaymentMethod
+        if i.payment_method_ref in TEST_METHODS:
+            pm = _test_method(i.payment_method_ref)
+            brand, last4 = pm.brand, pm.last4
+        else:
+            row = await PaymentMethod.get_or_none(id=i.payment_method_ref)
+            if row is not None:
+                brand, last4 = row.brand, row.last4
+    return ReceiptView(i.id, m.name or m.email, i.amount, i.currency, i.payment_method, brand, last4,
+                       i.succeeded_at or i.created_at, i.status, i.description, i.locale, i.livemode)
+
+
+TEXTS = {
+    "en": {"subject": "Your receipt from {merchant}", "body": "{merchant}: payment of {amount} received "
+           "({payment}). Receipt: {url}", "fallback_merchant": "the merchant"},
+    "tr": {"subject": "{merchant} makbuzunuz", "body": "{merchant}: {amount} tutarındaki ödemeniz alındı "
+           "({payment}). Makbuz: {url}", "fallback_merchant": "satıcı"},
+    "ar": {"subject": "إيصالك من {merchant}", "body": "{merchant}: تم استلام دفعة بقيمة {amount} "
+           "({payment}). الإيصال: {url}", "fallback_merchant": "التاجر"},
+}
+
+
+def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
+    t = TEXTS.get(locale, TEXTS["en"])
+    merchant = v.merchant_name or t["fallback_merchant"]
+    amount = pricing.format_localized(v.amount, v.currency, locale)
+    body = t["body"].format(merchant=merchant, amount=amount, payment=v.payment_id, url=url_of(v.payment_id))
+    return t["subject"].format(merchant=merchant), body
+
+
+# ---------------------------------------------------------------- the worker's side
+
+def _is_postgres() -> bool:
+    return connections.get("default").capabilities.dialect == "postgres"
+
+
+async def claim_due(*, owner: str, limit: int = CLAIM_BATCH) -> list[str]:
+    """Lease due receipts to `owner` (PostgreSQL: SKIP LOCKED, so any number of workers)."""
+    now = runtime().clock.now()
+    until = now + LEASE
+    if _is_postgres():
+        sql = ("UPDATE receipts SET lease_owner = $1, lease_until = $2, updated_at = $3 WHERE id IN "
+               "(SELECT id FROM receipts WHERE status = 'pending' AND next_attempt_at <= $3 "
+               "AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_attempt_at LIMIT $4 "
+               "FOR UPDATE SKIP LOCKED) RETURNING id")
+        rows = await connections.get("default").execute_query_dict(sql, [owner, until, now, limit])
+        return [r["id"] for r in rows]
+    due = Q(status="pending", next_attempt_at__lte=now) & (Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+    ids = await Receipt.filter(due).order_by("next_attempt_at").limit(limit).values_list("id", flat=True)
+    claimed = []
+    for rid in ids:
+        if await Receipt.filter(due, id=rid).update(lease_owner=owner, lease_until=until, updated_at=now):
+            claimed.append(rid)
+    return claimed
+
+
+async def _send_messaging(to: str, text: str) -> tuple[bool, str | None, str | None]:
+    rt = runtime()
+    cfg = rt.config
+    if not messaging_configured():
+        return False, None, "messaging is not configured (QAFILA_MESSAGING_PHONE_NUMBER_ID, _ACCESS_TOKEN)"
+    url = f"{cfg.messaging_graph_url.rstrip('/')}/{cfg.messaging_graph_version}/{cfg.messaging_phone_number_id}/messages"
+    payload = {"messaging_product": "whatsapp", "recipient_type": "individual",
+               "to": to.lstrip("+").replace(" ", "").replace("-", ""), "type": "text",
+               "text": {"preview_url": True, "body": text}}
+    res = await rt.http.post_json(url, json=payload, timeout=SEND_TIMEOUT,
+                                  headers={"Authorization": f"Bearer {cfg.messaging_access_token}"})
+    if 200 <= res.status < 300:
+        try:
+            return True, str(res.body["messages"][0]["id"])[:128], None
+        except (KeyError, IndexError, TypeError):
+            return True, None, None
+    return False, None, f"HTTP {res.status}" if res.status else f"no answer ({res.error})"
+
+
+async def _send_email(to: str, subject: str, text: str) -> tuple[bool, str | None, str | None]:
+    try:
+        await asyncio.wait_for(runtime().mailer.send(to=to, subject=subject, text=text), SEND_TIMEOUT + 5)
+    except Exception as exc:  # noqa: BLE001 - the mail server's failure, retried
+        return False, None, f"mail server: {type(exc).__name__}"
+    return True, None, None
+
+
+async def send_claimed(receipt_id: str, *, owner: str) -> Receipt | None:
+    r = await Receipt.get_or_none(id=receipt_id, lease_owner=owner)
+    if r is None:
+        return None
+    v = await view(r.payment_id)
+    if v is None:          # refunded away or gone: nothing to send
+        ok, mid, error = False, None, "the payment has no receipt"
+        final = True
+    else:
+        subject, text = message_for(v, r.locale)
+        if r.channel == "messaging":
+            ok, mid, error = await _send_messaging(r.sent_to, text)
+        else:
+            ok, mid, error = await _send_email(r.sent_to, subject, text + "\n")
+        final = False
+    now = runtime().clock.now()
+    number = r.attempts + 1
+    changes: dict = {"attempts": number, "lease_owner": None, "lease_until": None, "updated_at": now,
+                     "last_error": (error or "")[:200] or None}
+    if ok:
+        changes.update(status="sent", sent_at=now, next_attempt_at=None, message_id=mid)
+    elif final or number >= MAX_ATTEMPTS:
+        changes.update(status="failed", next_attempt_at=None)
+    else:
+        changes.update(next_attempt_at=now + timedelta(seconds=RETRY_DELAYS[number - 1]))
+    await Receipt.filter(id=r.id, lease_owner=owner).update(**changes)
+    for k, v_ in changes.items():
+        setattr(r, k, v_)
+    if not ok:
+        log.warning("receipt %s (%s) attempt %d failed: %s", r.id, r.channel, number, changes["last_error"])
+    return r
+
+
+@dataclass
+class RunStats:
+    claimed: int = 0
+    sent: int = 0
+    failed: int = 0
+
+
+async def run_once(*, owner: str, limit: int = CLAIM_BATCH) -> RunStats:
+    """One worker step: claim what is due and send it concurrently."""
+    ids = await claim_due(owner=owner, limit=limit)
+    stats = RunStats(claimed=len(ids))
+    results = await asyncio.gather(*(send_claimed(i, owner=owner) for i in ids), return_exceptions=True)
+    for res in results:
+        if isinstance(res, BaseException):
+            log.error("receipt send crashed: %s", type(res).__name__, exc_info=res)
+        elif res is not None:
+            stats.sent += res.status == "sent"
+            stats.failed += res.status != "sent"
+    return stats
