@@ -197,18 +197,22 @@ def _is_postgres() -> bool:
     return connections.get("default").capabilities.dialect == "postgres"
 
 
-async def claim_due(*, owner: str, limit: int = CLAIM_BATCH) -> list[str]:
-    """Lease due receipts to `owner` (PostgreSQL: SKIP LOCKED, so any number of workers)."""
+async def claim_due(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> list[str]:
+    """Lease due receipts to `owner` (PostgreSQL: SKIP LOCKED, so any number of workers).
+    `merchant_id` confines the claim to one merchant (tests)."""
     now = runtime().clock.now()
     until = now + LEASE
     if _is_postgres():
         sql = ("UPDATE receipts SET lease_owner = $1, lease_until = $2, updated_at = $3 WHERE id IN "
                "(SELECT id FROM receipts WHERE status = 'pending' AND next_attempt_at <= $3 "
-               "AND (lease_until IS NULL OR lease_until < $3) ORDER BY next_attempt_at LIMIT $4 "
-               "FOR UPDATE SKIP LOCKED) RETURNING id")
-        rows = await connections.get("default").execute_query_dict(sql, [owner, until, now, limit])
+               "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
+               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
+        values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
+        rows = await connections.get("default").execute_query_dict(sql, values)
         return [r["id"] for r in rows]
     due = Q(status="pending", next_attempt_at__lte=now) & (Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+    if merchant_id:
+        due &= Q(merchant_id=merchant_id)
     ids = await Receipt.filter(due).order_by("next_attempt_at").limit(limit).values_list("id", flat=True)
     claimed = []
     for rid in ids:
@@ -284,9 +288,9 @@ class RunStats:
     failed: int = 0
 
 
-async def run_once(*, owner: str, limit: int = CLAIM_BATCH) -> RunStats:
+async def run_once(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> RunStats:
     """One worker step: claim what is due and send it concurrently."""
-    ids = await claim_due(owner=owner, limit=limit)
+    ids = await claim_due(owner=owner, limit=limit, merchant_id=merchant_id)
     stats = RunStats(claimed=len(ids))
     results = await asyncio.gather(*(send_claimed(i, owner=owner) for i in ids), return_exceptions=True)
     for res in results:
