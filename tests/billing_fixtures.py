@@ -41,4 +41,7 @@ async def subscribe(client, key: str, customer_id: str, *, expect: int = 200, **
 async def advance(client, key: str, expect: int = 200, **body):
     status, out = await call(client, "POST", "/api/test-helpers/advance-clock", key, body)
     assert status == expect, out
+    if status == 200:
+        # Settlements, payouts and disputes run on the same clock; billing tests look at billing's jobs.
+        out["ran"] = [r for r in out["ran"] if r["kind"].startswith("subscription.")]
     return out
