@@ -105,10 +105,15 @@ async def insert_all(instances: Sequence[Model]) -> None:
         return
     first_model = type(instances[0])
     db = first_model._meta.db
+    instances = _merged(instances)
     if db.capabilities.dialect != "postgres":
-        async with in_transaction(first_model._meta.default_connection):
+        async with in_transaction(first_model._meta.default_connection) as conn:
             for model, group in itertools.groupby(instances, key=type):
-                await model.bulk_create(list(group))
+                if getattr(model, "UPSERT_KEYS", None):
+                    for obj in group:
+                        await conn.execute_query(_upsert_sql(model, "sqlite"), _insert_values(obj))
+                else:
+                    await model.bulk_create(list(group))
     else:
         await _insert_statement(db, instances)
     for obj in instances:
@@ -127,5 +132,71 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
             tuples.append("(" + ", ".join(f"${len(values) + k}" for k in range(1, len(row) + 1)) + ")")
             values.extend(row)
         names = ", ".join(f'"{c}"' for c, _ in columns)
-        parts.append(f'w{i} AS (INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join(tuples)})')
+        parts.append(f'w{i} AS (INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join(tuples)}'
+                     f'{_on_conflict(model)})')
     await db.execute_query("WITH " + ", ".join(parts) + " SELECT 1", values)
+
+
+# ---- counters: a model with UPSERT_KEYS (its unique key) and UPSERT_ADD (counter columns) is
+# written by insert_all as INSERT ... ON CONFLICT (keys) DO UPDATE SET c = c + EXCLUDED.c, so a
+# rollup row is added to in the same atomic write as the change it counts.
+
+def _key(obj: Model) -> tuple:
+    return tuple(getattr(obj, k) for k in type(obj).UPSERT_KEYS)
+
+
+def _merged(instances: Sequence[Model]) -> list[Model]:
+    """Counter rows of the same key folded into one (one statement may not touch a row twice)."""
+    if not any(getattr(type(o), "UPSERT_KEYS", None) for o in instances):
+        return list(instances)
+    out: list[Model] = []
+    seen: dict[tuple, Model] = {}
+    for obj in instances:
+        model = type(obj)
+        if not getattr(model, "UPSERT_KEYS", None):
+            out.append(obj)
+            continue
+        key = (model.__name__, *map(str, _key(obj)))
+        if key in seen:
+            for c in model.UPSERT_ADD:
+                setattr(seen[key], c, getattr(seen[key], c) + getattr(obj, c))
+        else:
+            seen[key] = obj
+    # Counter rows last, in key order: concurrent writers lock them in the same order (no deadlock).
+    return out + [seen[k] for k in sorted(seen)]
+
+
+def _on_conflict(model: type[Model]) -> str:
+    keys = getattr(model, "UPSERT_KEYS", None)
+    if not keys:
+        return ""
+    meta = model._meta
+    table = meta.db_table
+    cols = ", ".join(f'"{meta.fields_db_projection[k]}"' for k in keys)
+    sets = ", ".join(f'"{meta.fields_db_projection[c]}" = "{table}"."{meta.fields_db_projection[c]}" + '
+                     f'EXCLUDED."{meta.fields_db_projection[c]}"' for c in model.UPSERT_ADD)
+    return f" ON CONFLICT ({cols}) DO UPDATE SET {sets}"
+
+
+def _insert_values(obj: Model) -> list[Any]:
+    fields = type(obj)._meta.fields_map
+    return [fields[f].to_db_value(getattr(obj, f), obj) for _, f in _insert_columns(type(obj))]
+
+
+def _upsert_sql(model: type[Model], dialect: str) -> str:
+    key = ("upsert", model, dialect)
+    sql = _SQL.get(key)
+    if sql is None:
+        columns = _insert_columns(model)
+        names = ", ".join(f'"{c}"' for c, _ in columns)
+        sql = _SQL[key] = _numbered(f'INSERT INTO "{model._meta.db_table}" ({names}) VALUES '
+                                    f'({", ".join("{}" for _ in columns)}){_on_conflict(model)}', dialect)
+    return sql
+
+
+async def upsert(instances: Sequence[Model]) -> None:
+    """Add counter rows (models with UPSERT_KEYS) inside the caller's transaction."""
+    for obj in _merged(instances):
+        model = type(obj)
+        db = model._meta.db
+        await db.execute_query(_upsert_sql(model, db.capabilities.dialect), _insert_values(obj))

@@ -364,6 +364,56 @@ MERCHANT.update({
         description="Test mode only: moves the merchant's test clock and runs renewals and dunning that fell due."),
 })
 
+# ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,
+# analytics, disputes. Enumerations from services.balance / analytics / disputes.
+from services import analytics as _analytics, balance as _balance, disputes as _disputes  # noqa: E402
+
+NUMBER: dict = {"type": "number"}
+AMOUNT_CUR = shape({"amount": INT, "currency": CURRENCY})
+BALANCE = shape({"object": const("balance"), "livemode": BOOL, "available": arr(AMOUNT_CUR),
+                 "pending": arr(AMOUNT_CUR)},
+                description="per currency with unsettled lines; amounts in minor units, may be negative")
+SETTLEMENT = shape({"id": STR, "object": const("settlement"), "amount": INT, "currency": CURRENCY,
+                    "status": enum(_balance.STATUSES), "arrival_date": DATE, "settled_on": DATE, "transactions": INT,
+                    "gross": INT, "fee": INT, "livemode": BOOL, "created_at": TS, "paid_at": null(TS)})
+SETTLEMENT_LINE = shape({"id": STR, "object": const("settlement_line"), "type": STR, "payment_id": null(STR),
+                         "refund_id": null(STR), "source_id": null(STR), "gross": INT, "fee": INT, "net": INT,
+                         "currency": CURRENCY, "created_at": TS})
+WINDOW = (q("period", enum(tuple(_analytics.PERIODS)), "7d, 30d or 90d (default 30d): the last N local days"),
+          q("from", DATE, "first local date (instead of period)"), q("to", DATE, "last local date, inclusive"),
+          q("currency", CURRENCY, "default: the merchant's most used currency in the window"))
+OVERVIEW = shape({"object": const("analytics"), "volume": INT, "transactions": INT, "approved": INT,
+                  "approval_rate": NUMBER, "period": STR, "currency": CURRENCY, "from": DATE, "to": DATE})
+REVENUE = shape({"object": const("revenue"), "total": INT, "currency": CURRENCY, "period": STR,
+                 "by_day": arr(shape({"date": DATE, "amount": INT}))})
+PROVIDER_STATS = shape({"object": const("list"), "currency": CURRENCY, "period": STR,
+                        "data": arr(shape({"provider": STR, "volume": INT, "authorizations": INT,
+                                           "approval_rate": NUMBER, "latency": INT}))})
+DISPUTE = shape({"id": STR, "object": const("dispute"), "payment_id": STR, "amount": INT, "fee": INT,
+                 "currency": CURRENCY, "reason": STR, "status": enum(_disputes.STATUSES),
+                 "evidence": {"type": "object"}, "evidence_due_by": TS, "livemode": BOOL, "created_at": TS,
+                 "closed_at": null(TS)})
+
+MERCHANT.update({
+    ("GET", "/balance"): Op(BALANCE),
+    ("GET", "/settlements"): Op(list_of(SETTLEMENT, total=None),
+                                query=(*PAGE, q("status", enum(_balance.STATUSES)), q("currency", CURRENCY),
+                                       q("arrival_date_gte", DATE), q("arrival_date_lte", DATE))),
+    ("GET", "/settlements/{id}"): Op(SETTLEMENT),
+    ("GET", "/settlements/{id}/transactions"): Op(
+        list_of(SETTLEMENT_LINE, total=None), query=(*PAGE, q("format", enum(("json", "csv")))),
+        description="format=csv answers text/csv: " + ", ".join(_balance.CSV_COLUMNS) + " (every line, oldest first)."),
+    ("GET", "/analytics"): Op(OVERVIEW, query=WINDOW),
+    ("GET", "/analytics/revenue"): Op(REVENUE, query=WINDOW),
+    ("GET", "/analytics/providers"): Op(PROVIDER_STATS, query=WINDOW),
+    ("GET", "/disputes"): Op(list_of(DISPUTE, total=None),
+                             query=(*PAGE, q("status", enum(_disputes.STATUSES)), q("payment_id", text(64)))),
+    ("GET", "/disputes/{id}"): Op(DISPUTE),
+    ("POST", "/disputes/{id}/evidence"): Op(
+        DISPUTE, body({k: text(20_000) for k in _disputes.EVIDENCE_FIELDS}, description="at least one text field"),
+        description="needs_response -> under_review; decided a week later."),
+})
+
 # ---- merchant /api: payment links (rest_compat/merchant_links.py)
 
 LINK_STATUS = enum(links.STATUSES)

@@ -22,7 +22,9 @@ from services.infra import faults
 log = logging.getLogger("qafila.graphql")
 
 # Domain modules, in the order their fields appear. Each may define Query and/or Mutation.
-DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.links", "schema.webhooks", "schema.crm"]
+DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.billing", "schema.money",
+           "schema.links", "schema.webhooks",
+           "schema.crm"]
 
 MAX_DEPTH = 10
 MAX_ALIASES = 30

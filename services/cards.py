@@ -38,6 +38,8 @@ REQUIRES_3DS = "requires_3ds"              # needs 3-D Secure before authorizati
 # Dunning test card: approved when paid with, but every later charge of the saved card
 # (renewals, retries) is declined with card_declined.
 SAVED_THEN_DECLINE = "saved_then_decline"
+# Dispute test card: approved, then disputed by the cardholder one day later (services.disputes).
+DISPUTED = "disputed"
 
 SANDBOX: dict[str, str] = {
     "4242424242424242": APPROVE,
@@ -46,6 +48,7 @@ SANDBOX: dict[str, str] = {
     "4000000000000119": PROCESSING_ERROR_ONCE,
     "4000002500003155": REQUIRES_3DS,
     "4000000000000341": SAVED_THEN_DECLINE,
+    "4000000000000259": DISPUTED,
 }
 
 TEST_CARDS: dict[str, str] = {
@@ -57,6 +60,7 @@ TEST_CARDS: dict[str, str] = {
     "processing_error": "4000000000000119",
     "threeDSecureRequired": "4000002500003155",
     "saved_then_declined": "4000000000000341",
+    "disputed": "4000000000000259",
     "visa_tr": "4000007920000004",
     "visa_sa": "4000006820000007",
     "visa_ae": "4000007840000001",

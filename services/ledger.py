@@ -6,6 +6,9 @@ API:
 - `Leg(account, amount)`; `post(merchant_id=, livemode=, currency=, kind=, legs=[...],
   payment_id=None, refund_id=None, source_id=None) -> txn_id`: call inside the transaction of
   the change (`async with in_transaction():`); refuses unbalanced legs (ValueError: a bug).
+- `rows(...)`: the legs plus the transaction's balance line (models.money.BalanceLine, the
+  merchant_balance account per transaction, which services.balance settles and sums), for
+  `lookup.insert_all`; `post` writes both too.
 - Helpers building the usual legs: `capture_legs(amount, fee)`, `refund_legs(amount)`.
 - `balances(merchant_id=, livemode=) -> {(account, currency): sum}`,
   `merchant_balance(merchant_id=, livemode=) -> {currency: amount owed to the merchant}`.
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 
 from tortoise.functions import Sum
 
+from models.money import BalanceLine
 from models.payments import LedgerEntry
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -64,12 +68,40 @@ def entries(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs:
             for leg in legs if leg.amount != 0]
 
 
+def balance_line(legs: Sequence[LedgerEntry]) -> BalanceLine | None:
+    """What one transaction's legs did to the merchant's balance (models.money.BalanceLine), or
+    None when it has no merchant_balance leg: net = minus its merchant_balance legs, fee = what
+    went to fee_revenue, gross = net + fee."""
+    mine = [e for e in legs if e.account == MERCHANT_BALANCE]
+    if not mine:
+        return None
+    first = mine[0]
+    net = -sum(e.amount for e in mine)
+    fee = -sum(e.amount for e in legs if e.account == FEE_REVENUE)
+    return BalanceLine(id=first.txn_id, merchant_id=first.merchant_id, livemode=first.livemode,
+                       currency=first.currency, kind=first.kind, payment_id=first.payment_id,
+                       refund_id=first.refund_id, source_id=first.source_id, gross=net + fee, fee=fee, net=net,
+                       created_at=first.created_at, settlement_id=None)
+
+
+def rows(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
+         payment_id: str | None = None, refund_id: str | None = None, source_id: str | None = None) -> list:
+    """The legs of one transaction plus its balance line, for `lookup.insert_all` with the change."""
+    legs_rows = entries(merchant_id=merchant_id, livemode=livemode, currency=currency, kind=kind, legs=legs,
+                        payment_id=payment_id, refund_id=refund_id, source_id=source_id)
+    line = balance_line(legs_rows)
+    return [*legs_rows, line] if line is not None else legs_rows
+
+
 async def post(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs: Sequence[Leg],
                payment_id: str | None = None, refund_id: str | None = None, source_id: str | None = None) -> None:
-    """Write one balanced ledger transaction (inside the caller's transaction)."""
-    await LedgerEntry.bulk_create(entries(merchant_id=merchant_id, livemode=livemode, currency=currency, kind=kind,
-                                          legs=legs, payment_id=payment_id, refund_id=refund_id,
-                                          source_id=source_id))
+    """Write one balanced ledger transaction and its balance line (inside the caller's transaction)."""
+    legs_rows = entries(merchant_id=merchant_id, livemode=livemode, currency=currency, kind=kind,
+                        legs=legs, payment_id=payment_id, refund_id=refund_id, source_id=source_id)
+    await LedgerEntry.bulk_create(legs_rows)
+    line = balance_line(legs_rows)
+    if line is not None:
+        await line.save(force_create=True)
 
 
 async def balances(*, merchant_id: str, livemode: bool) -> dict[tuple[str, str], int]:

@@ -22,7 +22,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import SavedCard
 from models.payments import Payment, PaymentAttempt, Refund
-from services import cards, customers, events, idempotency, ledger, receipts, risk, routing
+from services import analytics, cards, customers, events, idempotency, ledger, markets, receipts, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -34,7 +34,7 @@ from services.providers.base import AuthorizationRequest
 from services.timestamps import iso
 from services.validation import Fields, check_datetime, check_enum, check_str
 
-STATUSES = ("authorized", "succeeded", "captured", "voided", "refunded", "failed")
+STATUSES = ("authorized", "succeeded", "captured", "voided", "refunded", "failed", "disputed")
 REFUNDABLE = ("succeeded", "captured", "refunded")
 _COUNTRY = __import__("re").compile(r"[A-Za-z]{2}")
 
@@ -172,11 +172,12 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     started = time.perf_counter()
     # The reads are independent: run them side by side (one round trip of latency, not five).
     given_email = (req.customer or {}).get("email")
-    customer, assessment, rules = await asyncio.gather(
+    customer, assessment, rules, market = await asyncio.gather(
         customers.resolve_for_payment(principal=principal, given=req.customer, customer_id=req.customer_id),
         risk.assess(principal=principal, amount=req.amount, currency=req.currency, card=req.card,
                     email=given_email, client_address=client_address, billing_country=req.billing_country),
-        _no_rules() if req.choice.explicit else routing.active_rules(principal=principal))
+        _no_rules() if req.choice.explicit else routing.active_rules(principal=principal),
+        markets.market_of(principal.merchant_id))
     email = given_email or (customer.email if customer else None)
     if email != given_email:           # a customer given by id: judge with its e-mail
         assessment = await risk.assess(principal=principal, amount=req.amount, currency=req.currency,
@@ -243,8 +244,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                               exp_month=card.exp_month, exp_year=card.exp_year, fingerprint=card.fingerprint,
                               behaviour=cards.saved_behaviour(card), created_at=now))
     if p.status == "succeeded":
-        rows += ledger.entries(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
-                               legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
+        rows += ledger.rows(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
+                            legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
         # The receipt's outbox row: sent after the commit by the receipts worker (services.receipts).
         receipt = receipts.build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
                                  source="payment", customer=customer, locale=req.receipt_locale)
@@ -252,6 +253,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             rows.append(receipt)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows.append(events.build(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p)))
+    rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
     await lookup.insert_all(rows)
     if p.status == "failed":
         raise PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
@@ -332,6 +334,7 @@ async def capture_payment(*, principal: Principal, payment_id: str, data: dict |
         p.status, p.amount_captured, p.fee, p.captured_at, p.updated_at = "captured", amount, fee, now, now
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
                           legs=ledger.capture_legs(amount, fee), payment_id=p.id)
+        await lookup.upsert(analytics.money_rows(p, await markets.market_of(p.merchant_id), now, captured=amount))
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.captured",
                           obj=event_object(p))
         await receipts.enqueue_payment(p)
@@ -397,6 +400,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
                                      status="succeeded", provider_reference=result.reference, created_at=now)
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="refund",
                           legs=ledger.refund_legs(amount), payment_id=p.id, refund_id=refund.id)
+        await lookup.upsert(analytics.money_rows(p, await markets.market_of(p.merchant_id), now, refunded=amount))
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
     return RefundResult(payment=p, refund=refund)

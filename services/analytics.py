@@ -1,0 +1,218 @@
+"""Analytics from daily rollups (models.money.PaymentRollup / LatencyRollup), one row per
+merchant, mode, merchant-local day, currency and provider, added to in the same atomic write as
+the payment change (services.payments). A read sums at most (days x providers) rows, whatever
+the number of payments.
+
+Definitions (also in the GraphQL descriptions and the README):
+- `transactions`: payment attempts -- every payment created, succeeded, declined or failed.
+- `volume`: the sum of approved amounts (succeeded, or authorized with capture: false).
+- `approval_rate`: approved / attempts x 100, in percent, 2 decimals (0 without attempts).
+- revenue: captured minus refunded, by the merchant's local day of the capture or refund;
+  `by_day` has one entry per local day of the period, zero-filled, oldest first.
+- providers: `volume` of the payments each provider approved; `approval_rate` = its approved
+  authorizations / its authorizations (cascade steps included); `latency` = the median of its
+  authorization times in ms (exact under 100 ms, then to 10 ms under 2 s, 100 ms under 10 s).
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from models import _lookup as lookup
+from models.money import LatencyRollup, PaymentRollup
+from services import markets
+from services.billing import test_clock
+from services.errors import ValidationError
+from services.money import CURRENCIES
+from services.principal import Principal
+
+PERIODS = {"7d": 7, "30d": 30, "90d": 90}
+DEFAULT_PERIOD = "30d"
+MAX_DAYS = 366
+HOME_CURRENCY = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": "KWD", "QA": "QAR", "EG": "EGP", "IQ": "IQD"}
+
+
+def bucket(ms: int) -> int:
+    """The latency bucket of an authorization time (its lower bound, in ms)."""
+    ms = max(0, int(ms))
+    if ms < 100:
+        return ms
+    if ms < 2000:
+        return ms - ms % 10
+    if ms < 10_000:
+        return ms - ms % 100
+    return min(ms - ms % 1000, 3_600_000)
+
+
+# ---------------------------------------------------------------- rollup rows (written with the change)
+
+def _rollup(p, day: date, provider: str | None, **counts: int) -> PaymentRollup:
+    base = {c: 0 for c in PaymentRollup.UPSERT_ADD}
+    return PaymentRollup(merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
+                         provider=provider or "", **{**base, **counts})
+
+
+def payment_rows(p, attempts, market: str) -> list:
+    """The rollup rows a new payment adds: one attempt to pay (approved or not) under its final
+    provider, each authorization under its provider, and the captured amount if captured at once."""
+    day = markets.local_date(market, p.created_at)
+    approved = p.status in ("succeeded", "authorized")
+    rows: list = [_rollup(p, day, p.provider, payments=1, approved=int(approved),
+                          volume=p.amount if approved else 0,
+                          captured=p.amount_captured if p.status == "succeeded" else 0)]
+    for a in attempts:
+        rows.append(_rollup(p, day, a.provider, tries=1, tries_approved=int(a.outcome == "approved")))
+        rows.append(LatencyRollup(merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
+                                  provider=a.provider, bucket=bucket(a.latency_ms), count=1))
+    return rows
+
+
+def money_rows(p, market: str, when: datetime, *, captured: int = 0, refunded: int = 0) -> list:
+    """A later capture or refund, on the local day it happened."""
+    return [_rollup(p, markets.local_date(market, when), p.provider, captured=captured, refunded=refunded)]
+
+
+# ---------------------------------------------------------------- the window
+
+def _date(value: Any, param: str) -> date:
+    try:
+        if isinstance(value, str) and len(value) == 10:
+            return date.fromisoformat(value)
+    except ValueError:
+        pass
+    raise ValidationError(f"{param} must be a date, YYYY-MM-DD", param=param)
+
+
+class Window:
+    def __init__(self, start: date, end: date, label: str, currency: str):
+        self.start, self.end, self.label, self.currency = start, end, label, currency
+
+    @property
+    def days(self) -> list[date]:
+        return [self.start + timedelta(days=i) for i in range((self.end - self.start).days + 1)]
+
+
+async def window(*, principal: Principal, period: str | None = None, from_: str | None = None,
+                 to: str | None = None, currency: str | None = None) -> Window:
+    """`period` (7d, 30d, 90d: the last N local days, today included; default 30d) or
+    `from`/`to` (local dates, inclusive, at most 366 days), and the currency."""
+    market = await markets.market_of(principal.merchant_id)
+    today = markets.local_date(market, await test_clock.now_for(principal))
+    if from_ or to:
+        if period:
+            raise ValidationError("give period or from/to, not both", param="period")
+        if not from_:
+            raise ValidationError("from is required with to", param="from")
+        start = _date(from_, "from")
+        end = _date(to, "to") if to else today
+        if end < start:
+            raise ValidationError("to must not be before from", param="to")
+        if (end - start).days + 1 > MAX_DAYS:
+            raise ValidationError(f"from..to spans at most {MAX_DAYS} days", param="from")
+        label = f"{start.isoformat()}..{end.isoformat()}"
+    else:
+        period = period or DEFAULT_PERIOD
+        if period not in PERIODS:
+            raise ValidationError(f"period must be one of: {', '.join(PERIODS)}", param="period")
+        start, end, label = today - timedelta(days=PERIODS[period] - 1), today, period
+    if currency:
+        cur = currency.upper() if isinstance(currency, str) else currency
+        if cur not in CURRENCIES:
+            raise ValidationError(f"currency must be one of: {', '.join(CURRENCIES)}", param="currency")
+    else:
+        cur = await _most_used(principal, start, end) or HOME_CURRENCY.get(market, "TRY")
+    return Window(start, end, label, cur)
+
+
+async def _most_used(principal: Principal, start: date, end: date) -> str | None:
+    rows = await lookup.query(
+        PaymentRollup,
+        'SELECT "currency", SUM("payments") AS "n" FROM "payment_rollups" WHERE "merchant_id" = {} AND '
+        '"livemode" = {} AND "day" >= {} AND "day" <= {} GROUP BY "currency"',
+        [principal.merchant_id, _live(principal), _day(start), _day(end)])
+    rows = [r for r in rows if int(r["n"] or 0) > 0]
+    if not rows:
+        return None
+    return sorted(rows, key=lambda r: (-int(r["n"]), r["currency"]))[0]["currency"]
+
+
+def _live(principal: Principal):
+    return lookup.db_value(PaymentRollup, "livemode", principal.livemode)
+
+
+def _day(d: date):
+    return lookup.db_value(PaymentRollup, "day", d)
+
+
+def _as_date(v) -> date:
+    return v if isinstance(v, date) else date.fromisoformat(str(v)[:10])
+
+
+def rate(part: int, whole: int) -> float:
+    if not whole:
+        return 0.0
+    return float((Decimal(part) * 100 / Decimal(whole)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+
+
+_WHERE = '"merchant_id" = {} AND "livemode" = {} AND "currency" = {} AND "day" >= {} AND "day" <= {}'
+
+
+def _args(principal: Principal, w: Window) -> list:
+    return [principal.merchant_id, _live(principal), w.currency, _day(w.start), _day(w.end)]
+
+
+# ---------------------------------------------------------------- reads
+
+async def overview(*, principal: Principal, w: Window) -> dict:
+    rows = await lookup.query(PaymentRollup, 'SELECT SUM("payments") AS "n", SUM("approved") AS "ok", '
+                              'SUM("volume") AS "volume" FROM "payment_rollups" WHERE ' + _WHERE, _args(principal, w))
+    r = rows[0] if rows else {}
+    n, ok = int(r.get("n") or 0), int(r.get("ok") or 0)
+    return {"object": "analytics", "volume": int(r.get("volume") or 0), "transactions": n,
+            "approved": ok, "approval_rate": rate(ok, n), "period": w.label, "currency": w.currency,
+            "from": w.start.isoformat(), "to": w.end.isoformat()}
+
+
+async def revenue(*, principal: Principal, w: Window) -> dict:
+    rows = await lookup.query(PaymentRollup, 'SELECT "day", SUM("captured") AS "captured", SUM("refunded") AS '
+                              '"refunded" FROM "payment_rollups" WHERE ' + _WHERE + ' GROUP BY "day"',
+                              _args(principal, w))
+    by = {_as_date(r["day"]): int(r["captured"] or 0) - int(r["refunded"] or 0) for r in rows}
+    by_day = [{"date": d.isoformat(), "amount": by.get(d, 0)} for d in w.days]
+    return {"object": "revenue", "total": sum(e["amount"] for e in by_day), "currency": w.currency,
+            "by_day": by_day, "period": w.label}
+
+
+def median(counts: dict[int, int]) -> int:
+    """The median of values given as {value: count}; the mean of the two middle ones (half-up)."""
+    n = sum(counts.values())
+    if not n:
+        return 0
+    lo_i, hi_i = (n - 1) // 2, n // 2
+    lo = hi = None
+    seen = 0
+    for value in sorted(counts):
+        seen += counts[value]
+        if lo is None and seen > lo_i:
+            lo = value
+        if seen > hi_i:
+            hi = value
+            break
+    return int((Decimal(lo + hi) / 2).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+async def providers(*, principal: Principal, w: Window) -> dict:
+    rows = await lookup.query(PaymentRollup, 'SELECT "provider", SUM("volume") AS "volume", SUM("tries") AS "tries", '
+                              'SUM("tries_approved") AS "ok" FROM "payment_rollups" WHERE ' + _WHERE +
+                              ' AND "provider" <> \'\' GROUP BY "provider"', _args(principal, w))
+    lat = await lookup.query(LatencyRollup, 'SELECT "provider", "bucket", SUM("count") AS "n" FROM "latency_rollups" '
+                             'WHERE ' + _WHERE + ' GROUP BY "provider", "bucket"', _args(principal, w))
+    hist: dict[str, dict[int, int]] = {}
+    for r in lat:
+        hist.setdefault(r["provider"], {})[int(r["bucket"])] = int(r["n"] or 0)
+    data = [{"provider": r["provider"], "volume": int(r["volume"] or 0), "authorizations": int(r["tries"] or 0),
+             "approval_rate": rate(int(r["ok"] or 0), int(r["tries"] or 0)),
+             "latency": median(hist.get(r["provider"], {}))} for r in rows if int(r["tries"] or 0) > 0]
+    data.sort(key=lambda d: (-d["volume"], d["provider"]))
+    return {"object": "list", "data": data, "currency": w.currency, "period": w.label}

@@ -1,0 +1,49 @@
+"""A merchant's market (its country: weekend, holidays, time zone) and the day arithmetic the
+money views share: merchant-local dates, the start of a local day, and which ledger lines are
+available (past their T+1 settlement date) on a day."""
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta, timezone
+from functools import lru_cache
+from zoneinfo import ZoneInfo
+
+from models import _lookup as lookup
+from models.core import Merchant
+from services import settlement
+
+DEFAULT_MARKET = "TR"
+
+
+def market(country: str | None) -> str:
+    return country if country in settlement.MARKETS else DEFAULT_MARKET
+
+
+async def market_of(merchant_id: str) -> str:
+    m = await lookup.first(Merchant, id=merchant_id)
+    return market(m.country if m else None)
+
+
+@lru_cache(maxsize=16)
+def tz(market_: str) -> ZoneInfo:
+    return ZoneInfo(settlement.TIMEZONES[market(market_)])
+
+
+def local_date(market_: str, when: datetime) -> date:
+    return when.astimezone(tz(market_)).date()
+
+
+def day_start(market_: str, day: date) -> datetime:
+    """The UTC instant a local day begins."""
+    return datetime.combine(day, time(0), tzinfo=tz(market_)).astimezone(timezone.utc)
+
+
+@lru_cache(maxsize=4096)
+def available_through(market_: str, day: date) -> datetime:
+    """The UTC instant X such that a line created before X has its settlement date (T+1
+    business day) on or before `day`, and a line created at or after X later. Settlement
+    dates only grow with the creation time, so this one instant splits pending from available."""
+    market_ = market(market_)
+    d = day - timedelta(days=1)
+    while settlement.next_business_day(market_, d) > day:
+        d -= timedelta(days=1)
+    return day_start(market_, d + timedelta(days=1))
