@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
-import uuid
 from dataclasses import dataclass, field
 
 import orjson
@@ -31,6 +30,7 @@ from aiohttp.web_protocol import RequestHandler
 
 from app.backend import Backend
 from app.settings import Settings
+from rest_compat.routing import new_request_id
 
 log = logging.getLogger("qafila.serving")
 
@@ -87,7 +87,7 @@ class ConnectionGuard:
 
 
 def _refusal() -> bytes:
-    rid = f"req-{uuid.uuid4().hex[:16]}"
+    rid = new_request_id()            # the one request id format (rest_compat.routing)
     body = orjson.dumps({"error": {"type": "api_error", "code": "service_unavailable",
                                    "message": "Too many connections: retry shortly", "param": None,
                                    "request_id": rid}})
