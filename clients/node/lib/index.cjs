@@ -352,6 +352,8 @@ class BalanceResource extends Resource {
 class Settlements extends Resource {
   list(params = {}) { return this._client._list('/api/settlements', params); }
   retrieve(id) { return this._get(`/api/settlements/${encodeId(id)}`); }
+  /** The payments, refunds and fees a settlement is made of. */
+  listTransactions(id, params = {}) { return this._client._list(`/api/settlements/${encodeId(id)}/transactions`, params); }
 }
 
 class Webhooks extends Resource {

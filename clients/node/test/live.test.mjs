@@ -114,8 +114,21 @@ test('settlements', live, async (t) => {
   const skip = await missingRoute('GET', '/api/settlements');
   if (skip) return t.skip(skip);
   const c = client();
-  const page = await c.settlements.list({ limit: 5 });
-  for (const s of page.data) assert.equal((await c.settlements.retrieve(s.id)).id, s.id);
+  const p = await c.payments.create({ amount: 10000, currency: 'TRY', payment_method: { card: CARD } });
+  await c.request('POST', '/api/test-helpers/advance-clock', { body: { days: 2 } });   // test mode: settle now
+  let found = false;
+  for await (const s of c.settlements.list({ limit: 2 })) {
+    assert.match(s.id, /^set_/);
+    assertKnownFields('Settlement', s);
+    assert.equal((await c.settlements.retrieve(s.id)).amount, s.amount);
+    const lines = await c.settlements.listTransactions(s.id, { limit: 100 }).toArray();
+    assert.equal(lines.length, s.transactions);
+    for (const line of lines) {
+      assertKnownFields('SettlementTransaction', line);
+      if (line.payment_id === p.id) found = true;
+    }
+  }
+  assert.ok(found, 'the payment is in no settlement after two days');
 });
 
 test('auto-pagination over more than one page', live, async () => {

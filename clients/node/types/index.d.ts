@@ -5,7 +5,8 @@ import type {
   InvoiceListParams, InvoiceSendParams, Payment, PaymentCapture, PaymentCaptureParams, PaymentCreateParams,
   PaymentIntent, PaymentIntentCancelParams, PaymentIntentConfirmParams, PaymentIntentCreateParams,
   PaymentIntentListParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
-  PaymentRefundParams, PaymentVoid, Refund, Settlement, SettlementListParams, Subscription, SubscriptionCreateParams,
+  PaymentRefundParams, PaymentVoid, Refund, Settlement, SettlementListParams, SettlementTransaction,
+  SettlementTransactionListParams, Subscription, SubscriptionCreateParams,
   SubscriptionListParams, WebhookConfigureParams, WebhookEndpoint, WebhookEventListParams, WebhookEventRecord,
   WebhookTestResult,
 } from './models';
@@ -133,6 +134,8 @@ declare class BalanceResource {
 declare class Settlements {
   list(params?: SettlementListParams): PagePromise<Settlement>;
   retrieve(id: string): Promise<Settlement>;
+  /** The payments, refunds and fees a settlement is made of. */
+  listTransactions(id: string, params?: SettlementTransactionListParams): PagePromise<SettlementTransaction>;
 }
 
 declare class Webhooks {

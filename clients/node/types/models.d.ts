@@ -2,13 +2,15 @@
 // Response interfaces list every field the service documents; parameter interfaces every field it accepts.
 
 export interface Balance {
+  object: "balance";
+  livemode: boolean;
   available: Array<BalanceAmount>;
   pending: Array<BalanceAmount>;
 }
 
 export interface BalanceAmount {
   amount: number;
-  currency: string;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
 }
 
 export interface CardDetails {
@@ -158,7 +160,7 @@ export interface NextAction {
 export interface Payment {
   id: string;
   object?: "payment";
-  status: "authorized" | "captured" | "failed" | "refunded" | "succeeded" | "voided";
+  status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
   provider: string | null;
@@ -180,7 +182,7 @@ export interface Payment {
 
 export interface PaymentCapture {
   id: string;
-  status: "authorized" | "captured" | "failed" | "refunded" | "succeeded" | "voided";
+  status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
   amount_authorized: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
@@ -322,7 +324,7 @@ export interface PaymentLinkListParams {
 export interface PaymentListParams {
   limit?: number;
   starting_after?: string;
-  status?: "authorized" | "captured" | "failed" | "refunded" | "succeeded" | "voided";
+  status?: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
   provider?: string;
   customer?: string;
@@ -348,7 +350,7 @@ export interface PaymentRefundParams {
 
 export interface PaymentVoid {
   id: string;
-  status: "authorized" | "captured" | "failed" | "refunded" | "succeeded" | "voided";
+  status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
 }
 
 export interface Receipt {
@@ -364,7 +366,7 @@ export interface RedirectToUrl {
 
 export interface Refund {
   id: string;
-  status: "authorized" | "captured" | "failed" | "refunded" | "succeeded" | "voided";
+  status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   refund_id: string;
   amount: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
@@ -381,16 +383,47 @@ export interface RoutingDecision {
 
 export interface Settlement {
   id: string;
+  object: "settlement";
   amount: number;
-  currency: string;
-  status: string;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  status: "in_transit" | "paid";
   arrival_date: string;
-  transactions?: number;
+  settled_on: string;
+  transactions: number;
+  gross: number;
+  fee: number;
+  livemode: boolean;
+  created_at: string;
+  paid_at: string | null;
 }
 
 export interface SettlementListParams {
   limit?: number;
   starting_after?: string;
+  status?: "in_transit" | "paid";
+  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  arrival_date_gte?: string;
+  arrival_date_lte?: string;
+}
+
+export interface SettlementTransaction {
+  id: string;
+  object: "settlement_line";
+  type: string;
+  payment_id: string | null;
+  refund_id: string | null;
+  source_id: string | null;
+  gross: number;
+  fee: number;
+  net: number;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  created_at: string;
+}
+
+export interface SettlementTransactionListParams {
+  limit?: number;
+  starting_after?: string;
+  format?: "csv" | "json";
 }
 
 export interface SplitParams {

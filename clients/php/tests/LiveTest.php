@@ -132,9 +132,22 @@ test('live: balance', function () {
 test('live: settlements', function () {
     require_route('GET', '/api/settlements');
     $c = client();
-    foreach ($c->settlements->list(['limit' => 5]) as $s) {
-        same($s->id, $c->settlements->retrieve($s->id)->id);
+    $p = $c->payments->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => ['card' => CARD]]);
+    $c->request('POST', '/api/test-helpers/advance-clock', null, ['days' => 2]);   // test mode: settle now
+    $found = false;
+    foreach ($c->settlements->list(['limit' => 2])->autoPagingIterator() as $s) {
+        check($s instanceof Types\Settlement && str_starts_with($s->id, 'set_'));
+        known_fields($s);
+        same($s->amount, $c->settlements->retrieve($s->id)->amount);
+        $lines = iterator_to_array($c->settlements->listTransactions($s->id, ['limit' => 100])->autoPagingIterator(), false);
+        same($s->transactions, count($lines));
+        foreach ($lines as $line) {
+            check($line instanceof Types\SettlementTransaction);
+            known_fields($line);
+            $found = $found || $line->payment_id === $p->id;
+        }
     }
+    check($found, 'the payment is in no settlement after two days');
 });
 
 test('live: auto-pagination over more than one page', function () {

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{limit?: int, starting_after?: string}
+ * @phpstan-type Shape array{limit?: int, starting_after?: string, status?: string, currency?: string, arrival_date_gte?: string, arrival_date_lte?: string}
  */
 final class SettlementListParams
 {
-    public const FIELDS = ['limit', 'starting_after'];
+    public const FIELDS = ['limit', 'starting_after', 'status', 'currency', 'arrival_date_gte', 'arrival_date_lte'];
 }

@@ -6,6 +6,7 @@ namespace Qafila\Service;
 
 use Qafila\Page;
 use Qafila\Types\Settlement;
+use Qafila\Types\SettlementTransaction;
 
 final class Settlements extends AbstractService
 {
@@ -18,5 +19,15 @@ final class Settlements extends AbstractService
     public function retrieve(string $id): Settlement
     {
         return $this->get('/api/settlements/' . self::id($id), Settlement::class);
+    }
+
+    /**
+     * The payments, refunds and fees a settlement is made of.
+     *
+     * @return Page<SettlementTransaction>
+     */
+    public function listTransactions(string $id, array $params = []): Page
+    {
+        return $this->page('/api/settlements/' . self::id($id) . '/transactions', SettlementTransaction::class, $params);
     }
 }

@@ -11,6 +11,10 @@ final class Balance extends Resource
 {
     public const NESTED = ['available' => [BalanceAmount::class, true], 'pending' => [BalanceAmount::class, true]];
 
+    /** @var string|null */
+    public ?string $object = null;
+    /** @var bool|null */
+    public ?bool $livemode = null;
     /** @var list<BalanceAmount>|null */
     public ?array $available = null;
     /** @var list<BalanceAmount>|null */

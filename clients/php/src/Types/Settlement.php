@@ -13,6 +13,8 @@ final class Settlement extends Resource
 
     /** @var string|null */
     public ?string $id = null;
+    /** @var string|null */
+    public ?string $object = null;
     /** @var int|null */
     public ?int $amount = null;
     /** @var string|null */
@@ -21,6 +23,18 @@ final class Settlement extends Resource
     public ?string $status = null;
     /** @var string|null */
     public ?string $arrival_date = null;
+    /** @var string|null */
+    public ?string $settled_on = null;
     /** @var int|null */
     public ?int $transactions = null;
+    /** @var int|null */
+    public ?int $gross = null;
+    /** @var int|null */
+    public ?int $fee = null;
+    /** @var bool|null */
+    public ?bool $livemode = null;
+    /** @var string|null */
+    public ?string $created_at = null;
+    /** @var string|null */
+    public ?string $paid_at = null;
 }

@@ -273,6 +273,12 @@ class Settlements(_Resource):
     def retrieve(self, id: str) -> t.Settlement:
         return self._call(Call("GET", f"/api/settlements/{_id(id)}", model=t.Settlement))  # type: ignore
 
+    def list_transactions(self, id: str, params: Optional[t.SettlementTransactionListParams] = None, /,
+                          **kwargs: Any) -> Page[t.SettlementTransaction]:
+        """The payments, refunds and fees a settlement is made of."""
+        return self._list(f"/api/settlements/{_id(id)}/transactions", t.SettlementTransaction,  # type: ignore
+                          merge_params(params, kwargs))
+
 
 class Webhooks(_Resource):
     """Endpoints (``configure`` returns the signing ``secret``, once), events and test deliveries.

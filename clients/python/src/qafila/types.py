@@ -53,6 +53,8 @@ __all__ = [
     "RoutingDecision",
     "Settlement",
     "SettlementListParams",
+    "SettlementTransaction",
+    "SettlementTransactionListParams",
     "SplitParams",
     "Subscription",
     "SubscriptionCreateParams",
@@ -238,6 +240,16 @@ PaymentRefundParams = TypedDict("PaymentRefundParams", {
 SettlementListParams = TypedDict("SettlementListParams", {
     "limit": int,
     "starting_after": str,
+    "status": str,
+    "currency": str,
+    "arrival_date_gte": str,
+    "arrival_date_lte": str,
+}, total=False)
+
+SettlementTransactionListParams = TypedDict("SettlementTransactionListParams", {
+    "limit": int,
+    "starting_after": str,
+    "format": str,
 }, total=False)
 
 SubscriptionCreateParams = TypedDict("SubscriptionCreateParams", {
@@ -273,6 +285,8 @@ WebhookEventListParams = TypedDict("WebhookEventListParams", {
 @dataclass(eq=False)
 class Balance(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'available': ('BalanceAmount', True), 'pending': ('BalanceAmount', True)}
+    object: Optional[str] = None
+    livemode: Optional[bool] = None
     available: Optional[List[BalanceAmount]] = None
     pending: Optional[List[BalanceAmount]] = None
 
@@ -550,11 +564,35 @@ class RoutingDecision(Model):
 class Settlement(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     id: Optional[str] = None
+    object: Optional[str] = None
     amount: Optional[int] = None
     currency: Optional[str] = None
     status: Optional[str] = None
     arrival_date: Optional[str] = None
+    settled_on: Optional[str] = None
     transactions: Optional[int] = None
+    gross: Optional[int] = None
+    fee: Optional[int] = None
+    livemode: Optional[bool] = None
+    created_at: Optional[str] = None
+    paid_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class SettlementTransaction(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    id: Optional[str] = None
+    object: Optional[str] = None
+    type: Optional[str] = None
+    payment_id: Optional[str] = None
+    refund_id: Optional[str] = None
+    source_id: Optional[str] = None
+    gross: Optional[int] = None
+    fee: Optional[int] = None
+    net: Optional[int] = None
+    currency: Optional[str] = None
+    created_at: Optional[str] = None
 
 
 @register
@@ -1435,6 +1473,24 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "GET",
             "/api/settlements",
+            "query",
+            []
+        ]
+    ],
+    "SettlementTransaction": [
+        [
+            "GET",
+            "/api/settlements/{id}/transactions",
+            "200",
+            [
+                "data"
+            ]
+        ]
+    ],
+    "SettlementTransactionListParams": [
+        [
+            "GET",
+            "/api/settlements/{id}/transactions",
             "query",
             []
         ]
