@@ -38,7 +38,8 @@
         var body = new URLSearchParams(new FormData(form));
         if (ev.submitter && ev.submitter.name) { body.set(ev.submitter.name, ev.submitter.value); }
         setBusy(form, true);
-        fetch(form.action, {method: "POST", body: body, credentials: "same-origin",
+        // form.action is shadowed by the input named "action": read the attribute.
+        fetch(form.getAttribute("action"), {method: "POST", body: body, credentials: "same-origin",
                             headers: {"X-Qafila-Fetch": "1", "Accept": "application/json"}})
           .then(function (r) { return r.json(); })
           .then(function (res) {
