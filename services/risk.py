@@ -44,13 +44,13 @@ _SIGNALS_SQL = """SELECT h.n AS history_n, h.total AS history_total, c.n AS card
        a.n AS address_n
 FROM (SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
         SELECT amount FROM "{table}" WHERE merchant_id = {{}} AND livemode = {{}} AND currency = {{}}
-        AND status IN ({{}}, {{}}, {{}}, {{}}) ORDER BY created_at DESC LIMIT {{}}) x) h,
+        AND status IN ({{}}, {{}}, {{}}, {{}}) AND created_at <= {{}} ORDER BY created_at DESC LIMIT {{}}) x) h,
      (SELECT COUNT(*) AS n, SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed FROM (
         SELECT status FROM "{table}" WHERE card_fingerprint = {{}} AND livemode = {{}} AND created_at >= {{}}
-        ORDER BY created_at DESC LIMIT 200) y) c,
+        AND created_at <= {{}} ORDER BY created_at DESC LIMIT 200) y) c,
      (SELECT COUNT(*) AS n FROM (
         SELECT 1 FROM "{table}" WHERE merchant_id = {{}} AND livemode = {{}} AND client_address = {{}}
-        AND created_at >= {{}} LIMIT {cap}) z) a""".format(table=Payment._meta.db_table, cap=_ADDRESS_CAP)
+        AND created_at >= {{}} AND created_at <= {{}} LIMIT {cap}) z) a""".format(table=Payment._meta.db_table, cap=_ADDRESS_CAP)
 
 
 @dataclass
@@ -88,11 +88,12 @@ async def assess(*, principal: Principal, amount: int, currency: str, card: Card
         if points:
             signals.append({"signal": signal, "points": points, "detail": detail})
 
-    since_db = lookup.db_value(Payment, "created_at", since)
+    # The window is [since, now]: payments dated later (a test clock ran ahead) are not "recent".
+    since_db, now_db = lookup.db_value(Payment, "created_at", since), lookup.db_value(Payment, "created_at", now)
     row = (await lookup.query(Payment, _SIGNALS_SQL, [
-        principal.merchant_id, principal.livemode, currency, *_SUCCESSFUL, settings.history_size,
-        card.fingerprint if card is not None else None, principal.livemode, since_db,
-        principal.merchant_id, principal.livemode, client_address, since_db]))[0]
+        principal.merchant_id, principal.livemode, currency, *_SUCCESSFUL, now_db, settings.history_size,
+        card.fingerprint if card is not None else None, principal.livemode, since_db, now_db,
+        principal.merchant_id, principal.livemode, client_address, since_db, now_db]))[0]
     history_n, history_total = int(row["history_n"]), int(row["history_total"] or 0)
     recent, failed = int(row["card_n"]), int(row["card_failed"] or 0)
     from_address = int(row["address_n"]) if client_address else None
