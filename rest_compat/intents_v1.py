@@ -10,7 +10,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
-from services import auth, intents, ratelimit
+from services import auth, intents, ratelimit, receipts
 from services.errors import DomainError
 from services.payment_methods import create_payment_method
 
@@ -73,6 +73,9 @@ async def payments_qr(call: Call) -> web.Response:
 
 async def payments_receipt(call: Call) -> web.Response:
     text = await intents.receipt_text(intent_id=call.params["id"])
+    if "text/html" in call.request.headers.get("Accept", ""):
+        # A browser opening receipt_url: the printable HTML receipt of the hosted checkout.
+        raise web.HTTPSeeOther(receipts.url_of(call.params["id"]))
     return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
 

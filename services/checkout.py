@@ -21,7 +21,7 @@ from models.billing import Invoice
 from models.core import Merchant
 from models.intents import PaymentIntent
 from models.links import PaymentLink
-from services import cards, intents, links, payments, receipts
+from services import cards, intents, links, payments, ratelimit, receipts
 from services.billing import invoices
 from services.errors import DomainError, NotFound, PaymentDeclined, ValidationError
 from services.infra.runtime import runtime
@@ -30,6 +30,8 @@ from services.principal import Principal
 from services.validation import Fields, check_email
 
 CHALLENGE_TTL = 15 * 60
+# Card testing: a public page must not let one address try cards at machine speed.
+PAY_ATTEMPTS = ratelimit.Rule("checkout-ip", 30, 60, "Too many payment attempts from this address")
 _ID = re.compile(r"(lnk|pay|inv)_[0-9A-Za-z]{1,40}")
 _EXPIRY = re.compile(r"\s*(\d{1,2})\s*/\s*(\d{2}|\d{4})\s*")
 _PHONE = re.compile(r"\+?[0-9][0-9 ()-]{5,30}")
@@ -189,6 +191,7 @@ def parse_contact(form: dict[str, str]) -> dict | None:
 async def pay_card(*, checkout_id: str, form: dict[str, str], locale: str | None = None,
                    idempotency_key: str | None = None, client_address: str | None = None) -> Outcome:
     c = await load(checkout_id)
+    await _count_attempt(client_address)
     if c.kind == "intent" and c.method not in intents.CARD_LIKE:
         raise ValidationError(f"This payment is paid by {c.method}, not by card", param="number")
     if c.state != "open":
@@ -248,10 +251,16 @@ def _intent_outcome(i: PaymentIntent) -> Outcome:
     return Outcome("processing", payment_id=i.id)
 
 
-async def confirm_offline(*, checkout_id: str) -> Outcome:
+async def _count_attempt(client_address: str | None) -> None:
+    if client_address:
+        await ratelimit.enforce(PAY_ATTEMPTS, client_address)
+
+
+async def confirm_offline(*, checkout_id: str, client_address: str | None = None) -> Outcome:
     """Crypto ("I have sent it": processing until the deposit confirms) and cash on delivery
     (the order is confirmed; the courier collects): confirm the intent without a card."""
     c = await load(checkout_id)
+    await _count_attempt(client_address)
     if c.kind != "intent" or c.method not in ("crypto", "cod"):
         raise ValidationError("Only crypto and cash-on-delivery payments are confirmed this way", param="method")
     if c.state == "processing":
@@ -310,6 +319,7 @@ async def complete_challenge(*, checkout_id: str, token: str | None, outcome: st
     if outcome not in ("succeed", "fail"):
         raise ValidationError("outcome must be succeed or fail", param="outcome")
     c = await load(checkout_id)
+    await _count_attempt(client_address)
     if c.kind == "intent":
         r = await intents.complete_challenge(intent_id=c.id, token=token, outcome=outcome)
         return _intent_outcome(r.intent)

@@ -257,3 +257,41 @@ async def test_the_browser_script_is_served(client):
     assert r.status == 200 and r.headers["Content-Type"].startswith("text/javascript")
     assert "confirmPayment" in body and "http://api.qafila.test" in body and "https://pay.qafila.test" in body
     assert "__QAFILA" not in body
+
+
+async def test_an_intents_receipt_url_opens_the_html_receipt_in_a_browser(client, merchant):
+    status, intent = await call(client, "POST", "/v1/payments/intent", merchant.sk,
+                                {"amount": 5000, "currency": "TRY", "payment_method": "card", "locale": "en"})
+    status, c = await call(client, "POST", f"/v1/payments/{intent['id']}/confirm", merchant.sk,
+                           {"payment_method_id": "pm_card_visa"})
+    path = c["receipt_url"].replace("http://api.qafila.test", "")
+    r = await client.get(path, headers={"Accept": "text/html,application/xhtml+xml"}, allow_redirects=False)
+    assert r.status == 303 and r.headers["Location"] == f"https://pay.qafila.test/{intent['id']}/receipt"
+    status, html, _ = await open_page(client, r.headers["Location"])
+    assert status == 200 and "Visa ending 4242" in html and "50.00" in html
+    r = await client.get(path)                                   # an API client still gets the text
+    assert r.status == 200 and r.headers["Content-Type"].startswith("text/plain")
+
+
+async def test_payment_attempts_from_one_address_are_limited(client, merchant):
+    link = await make_link(client, merchant.sk)
+    path = path_of(link["url"])
+    _, html, _ = await open_page(client, path)
+    token = csrf_of(html)
+    for _ in range(30):
+        status, _, _ = await submit(client, path, card_form("4242 4242 4242 4241"), csrf=token)
+        assert status == 400
+    status, html, headers = await submit(client, path, card_form(), csrf=token)
+    assert status == 429 and "Too many payment attempts" in html and int(headers["Retry-After"]) >= 1
+    assert await Payment.filter(payment_link=link["id"]).count() == 0
+
+
+def test_every_label_exists_in_every_locale_and_the_locale_is_picked_in_order():
+    from app.checkout import i18n
+    keys = set(i18n.EN)
+    assert all(set(d) == keys for d in i18n.STRINGS.values())
+    pick = i18n.pick_locale
+    assert pick(query="ar", preferred="tr", accept_language="en") == "ar"
+    assert pick(query="xx", preferred="tr", accept_language="ar") == "tr"
+    assert pick(query=None, preferred=None, accept_language="fr;q=1, tr;q=0.4, ar;q=0.8") == "ar"
+    assert pick(query=None, preferred=None, accept_language="de") == "en"

@@ -45,7 +45,8 @@ EN = {
     "decline_risk_declined": "The payment was declined for your protection.",
     "decline_processing_error": "The bank could not process the card.",
     "decline_expired_card": "The card has expired.", "decline_generic": "The payment was declined.",
-    "language": "Language",
+    "language": "Language", "too_many_title": "Too many attempts",
+    "too_many": "Too many payment attempts from your connection. Wait a minute and try again.",
 }
 
 TR = {
@@ -88,7 +89,8 @@ TR = {
     "decline_authentication_required": "Banka 3-D Secure doğrulaması istiyor.",
     "decline_risk_declined": "Ödeme, güvenliğiniz için reddedildi.",
     "decline_processing_error": "Banka kartı işleyemedi.", "decline_expired_card": "Kartın süresi dolmuş.",
-    "decline_generic": "Ödeme reddedildi.", "language": "Dil",
+    "decline_generic": "Ödeme reddedildi.", "language": "Dil", "too_many_title": "Çok fazla deneme",
+    "too_many": "Bağlantınızdan çok fazla ödeme denemesi yapıldı. Bir dakika bekleyip tekrar deneyin.",
 }
 
 AR = {
@@ -130,6 +132,8 @@ AR = {
     "decline_authentication_required": "يطلب المصرف التحقق ثلاثي الأبعاد.",
     "decline_risk_declined": "رُفضت الدفعة حمايةً لك.", "decline_processing_error": "تعذر على المصرف معالجة البطاقة.",
     "decline_expired_card": "انتهت صلاحية البطاقة.", "decline_generic": "تم رفض الدفع.", "language": "اللغة",
+    "too_many_title": "محاولات كثيرة جدًا",
+    "too_many": "محاولات دفع كثيرة جدًا من اتصالك. انتظر دقيقة ثم حاول مرة أخرى.",
 }
 
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "tr": TR, "ar": AR}

@@ -34,7 +34,7 @@ from aiohttp import web
 from app.checkout import i18n
 from rest_compat.routing import json_response, request_id
 from services import checkout, pricing, receipts
-from services.errors import DomainError, NotFound, ValidationError
+from services.errors import DomainError, NotFound, RateLimited, ValidationError
 from services.infra.runtime import runtime
 
 log = logging.getLogger("qafila.checkout")
@@ -214,6 +214,17 @@ async def _form(request: web.Request) -> dict[str, str]:
     return out
 
 
+def _too_many(page: Page, e: RateLimited) -> web.Response:
+    t = page.t
+    if _fetch(page.request):
+        resp = json_response({"error": {"message": t.too_many, "field": None}}, status=429,
+                             headers=security_headers(page.settings["settings"]))
+    else:
+        resp = page.message("too-many", 429, t.too_many_title, t.too_many)
+    resp.headers.update(e.headers)
+    return resp
+
+
 def _csrf_refused(page: Page, cid: str) -> web.Response:
     if _fetch(page.request):
         return json_response({"error": {"message": page.t.forbidden_body, "field": None}, "csrf": new_csrf(cid)},
@@ -237,13 +248,15 @@ async def checkout_submit(request: web.Request) -> web.Response:
         return _csrf_refused(page, cid)
     try:
         if form.get("action") == "confirm":
-            outcome = await checkout.confirm_offline(checkout_id=cid)
+            outcome = await checkout.confirm_offline(checkout_id=cid, client_address=request.remote)
         else:
             outcome = await checkout.pay_card(checkout_id=cid, form=form, locale=page.lang,
                                               idempotency_key=f"checkout_{nonce}",
                                               client_address=request.remote)
     except checkout.Gone as g:
         return _gone(page, g.reason)
+    except RateLimited as e:
+        return _too_many(page, e)
     except ValidationError as e:
         return _form_error(request, page, c, form, e.message, e.param)
     return await _answer(request, page, c, outcome, form)
@@ -331,6 +344,8 @@ async def authenticate_submit(request: web.Request) -> web.Response:
         return _not_found(page)
     except checkout.Gone as g:
         return _gone(page, g.reason)
+    except RateLimited as e:
+        return _too_many(page, e)
     except ValidationError as e:
         return page.message("forbidden", 400, page.t.error_title, e.message)
     return await _answer(request, page, c, outcome, form)
