@@ -10,7 +10,7 @@ on each retry, so a retried create never makes two objects.
 """
 from __future__ import annotations
 
-from typing import (Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, Type,
+from typing import (Any, AsyncIterator, Callable, ClassVar, Dict, Generic, Iterator, List, Optional, Type,
                     TypeVar)
 from urllib.parse import quote
 
@@ -359,36 +359,206 @@ class Qafila:
         self.close()
 
 
-# ---------------------------------------------------------------------------- async twins
-# The same operations; each returns a coroutine (and list() an AsyncPage).
+# ---------------------------------------------------------------------------- async
+# The same operations, awaited. Each async resource drives its synchronous twin on the async
+# requester (whose calls return coroutines), so both share one definition of every request.
 
-def _async_twin(sync_cls):
-    methods = {}
-    for name, fn in vars(sync_cls).items():
-        if name.startswith("_") or not callable(fn):
-            continue
+class _AsyncResource:
+    _sync: ClassVar[type]
 
-        def make(fn):
-            async def method(self, *args, **kwargs):
-                return await fn(self, *args, **kwargs)
-            method.__name__ = fn.__name__
-            method.__qualname__ = f"Async{sync_cls.__name__}.{fn.__name__}"
-            method.__doc__ = fn.__doc__
-            method.__wrapped__ = fn  # type: ignore[attr-defined]
-            return method
-        methods[name] = make(fn)
-    return type(f"Async{sync_cls.__name__}", (sync_cls,), methods)
+    def __init__(self, client):
+        self._impl = self._sync(client)
 
 
-AsyncPaymentIntents = _async_twin(PaymentIntents)
-AsyncPayments = _async_twin(Payments)
-AsyncCustomers = _async_twin(Customers)
-AsyncPaymentLinks = _async_twin(PaymentLinks)
-AsyncSubscriptions = _async_twin(Subscriptions)
-AsyncInvoices = _async_twin(Invoices)
-AsyncBalanceResource = _async_twin(BalanceResource)
-AsyncSettlements = _async_twin(Settlements)
-AsyncWebhooks = _async_twin(Webhooks)
+class AsyncPaymentIntents(_AsyncResource):
+    """``/v1/payments``: payment intents."""
+
+    _sync = PaymentIntents
+
+    async def create(self, params: Optional[t.PaymentIntentCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def confirm(self, id: str, params: Optional[t.PaymentIntentConfirmParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return await self._impl.confirm(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.PaymentIntent:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def cancel(self, id: str, params: Optional[t.PaymentIntentCancelParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        return await self._impl.cancel(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.PaymentIntentListParams] = None, /,
+                  **kwargs: Any) -> AsyncPage[t.PaymentIntent]:
+        """Filters: limit, starting_after, status, currency, payment_method, created_gte / created_lte
+        (or ``created={"gte": ..., "lte": ...}``), Unix seconds."""
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+
+class AsyncPayments(_AsyncResource):
+    """``/api/payments``: card payments routed to providers; capture, void, refund."""
+
+    _sync = Payments
+
+    async def create(self, params: Optional[t.PaymentCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Payment:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.Payment:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.PaymentListParams] = None, /, **kwargs: Any) -> AsyncPage[t.Payment]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+    async def capture(self, id: str, amount: Optional[int] = None, *,
+                  idempotency_key: Optional[str] = None) -> t.PaymentCapture:
+        return await self._impl.capture(id, amount, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+    async def void(self, id: str, *, idempotency_key: Optional[str] = None) -> t.PaymentVoid:
+        return await self._impl.void(id, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+    async def refund(self, id: str, amount: Optional[int] = None, reason: Optional[str] = None, *,
+                  idempotency_key: Optional[str] = None) -> t.Refund:
+        """Full refund without ``amount``; partial with one."""
+        return await self._impl.refund(id, amount, reason, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+
+class AsyncCustomers(_AsyncResource):
+    _sync = Customers
+
+    async def create(self, params: Optional[t.CustomerCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Customer:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.Customer:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def update(self, id: str, params: Optional[t.CustomerUpdateParams] = None, /,
+                  **kwargs: Any) -> t.Customer:
+        return await self._impl.update(id, params, **kwargs)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.CustomerListParams] = None, /, **kwargs: Any) -> AsyncPage[t.Customer]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+
+class AsyncPaymentLinks(_AsyncResource):
+    _sync = PaymentLinks
+
+    async def create(self, params: Optional[t.PaymentLinkCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentLink:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.PaymentLink:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.PaymentLinkListParams] = None, /,
+                  **kwargs: Any) -> AsyncPage[t.PaymentLink]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+    async def cancel(self, id: str) -> t.PaymentLink:
+        return await self._impl.cancel(id)  # type: ignore[misc]
+
+
+class AsyncSubscriptions(_AsyncResource):
+    _sync = Subscriptions
+
+    async def create(self, params: Optional[t.SubscriptionCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Subscription:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.Subscription:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.SubscriptionListParams] = None, /,
+                  **kwargs: Any) -> AsyncPage[t.Subscription]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+    async def pause(self, id: str) -> t.Subscription:
+        return await self._impl.pause(id)  # type: ignore[misc]
+
+    async def resume(self, id: str) -> t.Subscription:
+        return await self._impl.resume(id)  # type: ignore[misc]
+
+    async def cancel(self, id: str) -> t.Subscription:
+        return await self._impl.cancel(id)  # type: ignore[misc]
+
+
+class AsyncInvoices(_AsyncResource):
+    _sync = Invoices
+
+    async def create(self, params: Optional[t.InvoiceCreateParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.Invoice:
+        return await self._impl.create(params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.Invoice:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def list(self, params: Optional[t.InvoiceListParams] = None, /, **kwargs: Any) -> AsyncPage[t.Invoice]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+    async def send(self, id: str, channel: str = "email") -> t.Invoice:
+        """``channel``: ``email`` or ``messaging``."""
+        return await self._impl.send(id, channel)  # type: ignore[misc]
+
+    async def mark_paid(self, id: str) -> t.Invoice:
+        return await self._impl.mark_paid(id)  # type: ignore[misc]
+
+
+class AsyncBalanceResource(_AsyncResource):
+    _sync = BalanceResource
+
+    async def retrieve(self) -> t.Balance:
+        return await self._impl.retrieve()  # type: ignore[misc]
+
+
+class AsyncSettlements(_AsyncResource):
+    _sync = Settlements
+
+    async def list(self, params: Optional[t.SettlementListParams] = None, /,
+                  **kwargs: Any) -> AsyncPage[t.Settlement]:
+        return await self._impl.list(params, **kwargs)  # type: ignore[misc]
+
+    async def retrieve(self, id: str) -> t.Settlement:
+        return await self._impl.retrieve(id)  # type: ignore[misc]
+
+    async def list_transactions(self, id: str,
+                  params: Optional[t.SettlementTransactionListParams] = None, /, **kwargs: Any) -> AsyncPage[t.SettlementTransaction]:
+        """The payments, refunds and fees a settlement is made of."""
+        return await self._impl.list_transactions(id, params, **kwargs)  # type: ignore[misc]
+
+
+class AsyncWebhooks(_AsyncResource):
+    """Endpoints (``configure`` returns the signing ``secret``, once), events and test deliveries.
+    Verifying a delivery: ``qafila.verify_webhook`` / ``qafila.construct_event``."""
+
+    _sync = Webhooks
+
+    async def configure(self, url: str, events: Optional[List[str]] = None, *,
+                  idempotency_key: Optional[str] = None) -> t.WebhookEndpoint:
+        return await self._impl.configure(url, events, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+    async def list_endpoints(self, **kwargs: Any) -> AsyncPage[t.WebhookEndpoint]:
+        return await self._impl.list_endpoints(**kwargs)  # type: ignore[misc]
+
+    async def disable_endpoint(self, id: str, *, idempotency_key: Optional[str] = None) -> t.WebhookEndpoint:
+        return await self._impl.disable_endpoint(id, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+    async def list_events(self, params: Optional[t.WebhookEventListParams] = None, /,
+                  **kwargs: Any) -> AsyncPage[t.WebhookEventRecord]:
+        return await self._impl.list_events(params, **kwargs)  # type: ignore[misc]
+
+    async def retrieve_event(self, id: str) -> t.WebhookEventRecord:
+        return await self._impl.retrieve_event(id)  # type: ignore[misc]
+
+    async def retry_event(self, id: str, *, idempotency_key: Optional[str] = None) -> t.WebhookEventRecord:
+        return await self._impl.retry_event(id, idempotency_key=idempotency_key)  # type: ignore[misc]
+
+    async def test(self, event: str, endpoint: Optional[str] = None, *,
+                  idempotency_key: Optional[str] = None) -> t.WebhookTestResult:
+        return await self._impl.test(event, endpoint, idempotency_key=idempotency_key)  # type: ignore[misc]
+
 
 _ASYNC_RESOURCES = dict(payment_intents=AsyncPaymentIntents, payments=AsyncPayments, customers=AsyncCustomers,
                         payment_links=AsyncPaymentLinks, subscriptions=AsyncSubscriptions, invoices=AsyncInvoices,
@@ -403,6 +573,16 @@ class AsyncQafila:
             page = await client.payment_intents.list(limit=2)
             async for pi in page.auto_paging_iter(): ...
     """
+
+    payment_intents: AsyncPaymentIntents
+    payments: AsyncPayments
+    customers: AsyncCustomers
+    payment_links: AsyncPaymentLinks
+    subscriptions: AsyncSubscriptions
+    invoices: AsyncInvoices
+    balance: AsyncBalanceResource
+    settlements: AsyncSettlements
+    webhooks: AsyncWebhooks
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = AsyncRequester(api_key, **options)
