@@ -211,6 +211,18 @@ test('typed errors', live, async () => {
     assert.equal(e.decline_code, 'insufficient_funds');
     return true;
   });
+  let pi = await c.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card' });
+  await assert.rejects(c.paymentIntents.confirm(pi.id, { payment_method_id: 'pm_card_insufficientFunds' }), (e) => {
+    assert.ok(e instanceof CardError);
+    assert.equal(e.declineCode, 'insufficient_funds');
+    assert.equal(e.param, 'payment_method_id');
+    return true;
+  });
+  assert.equal((await c.paymentIntents.retrieve(pi.id)).status, 'failed');
+  pi = await c.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card' });
+  pi = await c.paymentIntents.confirm(pi.id, { payment_method_id: 'pm_card_threeDSecureRequired', return_url: 'https://shop.example/return' });
+  assert.equal(pi.status, 'requires_action');
+  assert.equal(pi.next_action.redirect_to_url.return_url, 'https://shop.example/return');
   await assert.rejects(c.paymentIntents.retrieve('pay_doesnotexist000000000'), (e) => {
     assert.ok(e instanceof NotFoundError && e instanceof InvalidRequestError);
     assert.equal(e.code, 'resource_not_found');

@@ -244,6 +244,17 @@ test('live: typed errors', function () {
     same(402, $e->status);
     same('insufficient_funds', $e->declineCode);
     same('card_error', $e->type);
+    $pi = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => 'card']);
+    $e = throws(CardException::class, fn () => $c->paymentIntents->confirm($pi->id, ['payment_method_id' => 'pm_card_insufficientFunds']));
+    same('insufficient_funds', $e->declineCode);
+    same('payment_method_id', $e->param);
+    same('failed', $c->paymentIntents->retrieve($pi->id)->status);
+    $pi = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => 'card']);
+    $pi = $c->paymentIntents->confirm($pi->id, ['payment_method_id' => 'pm_card_threeDSecureRequired',
+        'return_url' => 'https://shop.example/return']);
+    same('requires_action', $pi->status);
+    check($pi->next_action instanceof Types\NextAction && $pi->next_action->redirect_to_url instanceof Types\RedirectToUrl);
+    same('https://shop.example/return', $pi->next_action->redirect_to_url->return_url);
     $e = throws(NotFoundException::class, fn () => $c->paymentIntents->retrieve('pay_doesnotexist000000000'));
     check($e instanceof InvalidRequestException);
     same('resource_not_found', $e->errorCode);

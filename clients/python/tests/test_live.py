@@ -226,6 +226,17 @@ def test_typed_errors(client, api_key, base_url):
         client.payments.create(amount=1000, currency="TRY", payment_method={"card": dict(CARD, number="4000000000009995")})
     assert e.value.status == 402 and e.value.decline_code == "insufficient_funds" and e.value.type == "card_error"
 
+    pi = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+    with pytest.raises(CardError) as e:
+        client.payment_intents.confirm(pi.id, payment_method_id="pm_card_insufficientFunds")
+    assert e.value.decline_code == "insufficient_funds" and e.value.param == "payment_method_id"
+    assert client.payment_intents.retrieve(pi.id).status == "failed"
+    pi = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+    pi = client.payment_intents.confirm(pi.id, payment_method_id="pm_card_threeDSecureRequired",
+                                       return_url="https://shop.example/return")
+    assert pi.status == "requires_action" and isinstance(pi.next_action, qafila.NextAction)
+    assert pi.next_action.redirect_to_url.return_url == "https://shop.example/return"
+
     with pytest.raises(NotFoundError) as e:
         client.payment_intents.retrieve("pay_doesnotexist000000000")
     assert e.value.status == 404 and e.value.code == "resource_not_found" and e.value.request_id
