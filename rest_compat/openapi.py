@@ -657,7 +657,10 @@ ERROR = {"type": "object", "required": ["error"], "properties": {"error": {
         "message": {"type": "string", "description": "on the merchant /api, the documented text for the status"},
         "param": {"type": ["string", "null"], "description": "the field or parameter at fault"},
         "request_id": {"type": "string", "description": "also in the X-Request-Id header"},
-        "detail": {"type": "string", "description": "merchant /api only: exactly what is wrong"}}}}}
+        "detail": {"type": "string", "description": "merchant /api only: exactly what is wrong"},
+        "decline_code": {"type": "string", "description": "on a card decline (402 payment_declined): "
+                                                          "card_declined, insufficient_funds, risk_declined, "
+                                                          "authentication_required, processing_error"}}}}}
 
 ERROR_TEXT = {
     400: "Invalid request: a field, parameter or path id is missing or malformed, or the operation is not "

@@ -227,8 +227,9 @@ async def test_real_answers_validate_against_the_document(client, crm, merchant)
     auth2 = await call("POST", "/api/payments/create", expect=200, headers=h, json={
         "amount": 5000, "currency": "SAR", "capture": False, "payment_method": {"card": CARD}})
     await call("POST", f"/api/payments/{auth2['id']}/void", expect=200, headers=h)
-    await call("POST", "/api/payments/create", expect=402, headers=h, json={
+    declined = await call("POST", "/api/payments/create", expect=402, headers=h, json={
         "amount": 5000, "currency": "TRY", "payment_method": {"card": {**CARD, "number": "4000000000000002"}}})
+    assert declined["error"]["decline_code"] == "card_declined"
     await call("GET", "/api/payments/list?status=succeeded&limit=10", expect=200, headers=h)
     hook = await call("POST", "/api/webhooks/configure", expect=200, headers=h,
                       json={"url": "http://127.0.0.1:9/hook", "events": ["payment.succeeded"]})
