@@ -16,8 +16,10 @@ touching this file:
 from __future__ import annotations
 
 import asyncio
+import itertools
 import statistics
 import time
+from datetime import datetime, timedelta, timezone
 
 import aiohttp
 import pytest
@@ -26,7 +28,19 @@ from graphql import (GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQ
 from app.server import interfaces
 from schema import build_schema, request_guard
 from tests.conftest import bearer, gql
+from services.infra.clock import FrozenClock
 from tests.crm_fixtures import acct, crm, make_account  # noqa: F401
+
+_days = itertools.count()
+
+
+@pytest.fixture
+def clock():
+    """Each case on a day of its own (as tests/conftest.py does), but from a range of days of
+    this module's own: its few hundred cases would otherwise shift the day of every test that
+    runs after them, and tests that count platform-wide rows in a time window (card velocity)
+    would meet the payments other tests made on those days."""
+    return FrozenClock(datetime(2041, 1, 7, 9, 0, tzinfo=timezone.utc) + timedelta(days=next(_days)))
 
 # ------------------------------------------------------------------ the route tables
 
