@@ -128,7 +128,7 @@ async def _finish(row_id: str, outcome: dict) -> None:
 async def _replay(row_id: str, fp: str, decode: Callable[[Any], Awaitable[T]]) -> T:
     row = await lookup.first(IdempotencyKey, id=row_id)
     if row is None or row.outcome is None:
-        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key")
+        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key", headers={"Retry-After": "1"})
     if not hmac.compare_digest(row.fingerprint, fp):
         raise IdempotencyConflict(_REUSED, param="idempotency_key")
     outcome = row.outcome
@@ -159,7 +159,7 @@ async def run(*, principal: Principal, operation: str, key: str | None, params: 
     row_id = _row_id(principal, operation, key)
     fp = fingerprint(params)
     if row_id in _running:         # in flight in this very process: no need to ask the database
-        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key")
+        raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key", headers={"Retry-After": "1"})
     _running.add(row_id)
     try:
         return await _run_claimed(row_id, principal, operation, key, fp, execute, encode, decode)
@@ -183,7 +183,7 @@ async def _run_claimed(row_id, principal, operation, key, fp, execute, encode, d
                 await _finish(row_id, {"result": encode(result)})
     except _Taken as taken:
         if taken.in_flight:
-            raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key") from None
+            raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key", headers={"Retry-After": "1"}) from None
         return await _replay(row_id, fp, decode)
     if failure is not None:
         raise failure

@@ -109,7 +109,7 @@ async def test_idempotency_in_flight_request_is_409_and_stores_nothing(client, i
     await started.wait()
     with pytest.raises(IdempotencyConflict) as e:
         await _run("k-3", {"a": 1}, slow)
-    assert "still being processed" in e.value.message
+    assert "still being processed" in e.value.message and e.value.headers == {"Retry-After": "1"}
     release.set()
     assert await first == {"id": "obj_slow"}
     assert await _run("k-3", {"a": 1}, slow) == {"replayed": "obj_slow"}
