@@ -98,7 +98,12 @@ async def _demo(backend: Backend) -> dict:
         for kind in ("secret", "publishable"):
             _, keys[f"{kind}_key"] = await api_keys.issue_key(merchant_id=merchant.id, kind=kind,
                                                               livemode=False, name=f"demo {kind}")
-    return {"merchant_id": merchant.id, **keys}
+    # A payment link to open in a browser (the hosted checkout; test cards in the README).
+    from services import links
+    from services.principal import Principal
+    link = await links.create_link(principal=Principal(merchant.id, False, "secret"),
+                                   data={"amount": 15000, "currency": "TRY", "description": "Demo: handmade rug"})
+    return {"merchant_id": merchant.id, **keys, "payment_link": links.url_of(link.id)}
 
 
 async def _serve(args, settings: Settings, index: int = 0) -> None:
@@ -121,6 +126,7 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
             print(f"Qafila is running.\n  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
                   f"  REST:            {main_url}/api/...  {main_url}/v1/...\n"
                   f"  CRM:             {crm_url}/api/...\n  Health:          {main_url}/health\n"
+                  f"  Pay in a browser: {demo['payment_link']}  (test card 4242 4242 4242 4242)\n"
                   f"  Try: curl -H 'Authorization: Bearer {demo['secret_key']}' {main_url}/api/api-keys",
                   flush=True)
         log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s, process %d of %d)", main_url, crm_url,
