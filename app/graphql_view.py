@@ -9,8 +9,10 @@ from pathlib import Path
 import orjson
 from aiohttp import web
 from cross_web import HTTPException
-from strawberry.aiohttp.views import GraphQLView
+from strawberry.aiohttp.views import AiohttpWebSocketAdapter, GraphQLView
 from strawberry.http import GraphQLRequestData
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
+from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 
 from rest_compat.routing import client_address, json_response, outage_error, request_id
 from schema import format_error
@@ -25,14 +27,48 @@ def _graphiql_page() -> str:
     return (Path(__file__).parent / "static" / "graphiql" / "index.html").read_text(encoding="utf-8")
 
 
+class _TextWebSocketAdapter(AiohttpWebSocketAdapter):
+    """graphql-transport-ws messages as text frames (browser clients parse text, not bytes)."""
+
+    async def send_json(self, message) -> None:
+        if not self.ws.closed:
+            await self.ws.send_str(orjson.dumps(message).decode())
+
+
+class _TransportWSHandler(BaseGraphQLTransportWSHandler):
+    """graphql-transport-ws with the API key in `connection_init`'s payload (`authorization`:
+    "Bearer sk_..." or the bare key; `Authorization` and `apiKey` also read), or the upgrade
+    request's Authorization header. A missing or bad key closes the socket with 4401."""
+
+    async def handle_connection_init(self, message) -> None:
+        payload = message.get("payload") or {}
+        key = next((payload[k] for k in ("authorization", "Authorization", "apiKey", "api_key")
+                    if isinstance(payload, dict) and isinstance(payload.get(k), str)), None)
+        ctx = self.context
+        if key is not None:
+            header = key if key.lower().startswith("bearer ") else f"Bearer {key}"
+            try:
+                ctx._principal, ctx._auth_error = await self.view.authenticate(header, allow_publishable=False), None
+            except DomainError:
+                ctx._principal = None
+        if ctx._principal is None or ctx._auth_error is not None:
+            await self.websocket.close(code=4401, reason="Unauthorized: invalid API key")
+            return
+        await super().handle_connection_init(message)
+
+
 class QafilaGraphQLView(GraphQLView):
+    websocket_adapter_class = _TextWebSocketAdapter
+    graphql_transport_ws_handler_class = _TransportWSHandler
+
     def __init__(self, schema, *, graphiql: bool, kind: str = "main",
                  authenticate: Callable[..., Awaitable] = auth.authenticate,
                  rate_rule: ratelimit.Rule = ratelimit.MERCHANT_API,
                  rate_rule_for: Callable[..., ratelimit.Rule] | None = None,
                  admit: Callable[..., Awaitable] | None = None):
         super().__init__(schema=schema, graphql_ide="graphiql" if graphiql else None,
-                         allow_queries_via_get=True)
+                         allow_queries_via_get=True, subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+                         keep_alive=False)
         self.kind = kind
         self.authenticate = authenticate
         self.rate_rule = rate_rule

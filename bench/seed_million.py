@@ -8,7 +8,8 @@ attempts, ledger legs, balance lines, daily settlements of everything older than
 
 The data: a Turkish merchant (Istanbul days); 70% TRY, 15% SAR, 10% KWD, 5% IQD; 10% declined,
 3% approved at a second provider after an error, 2% authorized and never captured, 5% of the
-captured partly refunded one to five days later; latencies spread around each provider's. Lines
+captured partly refunded one to five days later; latencies spread around each provider's; rows
+in time order (as a live table fills), then VACUUM ANALYZE (as autovacuum would). Lines
 are settled by UTC day + 1 (close to, not exactly, the business-day calendar: this is load, not
 accounting). Prints the merchant id for bench/money_views.py.
 """
@@ -84,10 +85,11 @@ async def main() -> None:
     while done < args.payments:
         n = min(CHUNK, args.payments - done)
         pays, atts, legs, lines = [], [], [], []
-        for _ in range(n):
+        for j in range(n):
             cur, _, lo, hi, provs = pick_currency(rng)
             amount = rng.randint(lo, hi)
-            created = start + timedelta(seconds=rng.randint(0, args.days * 86400 - 1))
+            # in time order, as a live table fills (its recent rows together at the end)
+            created = start + timedelta(seconds=int((done + j + rng.random()) * args.days * 86400 / args.payments))
             day = (created + LOCAL).date()
             pid = new_id("pay")
             x = rng.random()
@@ -188,7 +190,7 @@ async def main() -> None:
         records=[(merchant_id, True, d, c, p, b, n) for (d, c, p, b), n in latencies.items()])
     for table in ("payments", "payment_attempts", "ledger_entries", "balance_lines", "settlements", "payment_rollups",
                   "latency_rollups"):
-        await conn.execute(f"ANALYZE {table}")
+        await conn.execute(f"VACUUM ANALYZE {table}")        # what autovacuum does to a live table
     await conn.close()
     print(f"seeded {args.payments:,} payments, {len(sets):,} settlements, {len(rollups):,} rollup rows, "
           f"{len(latencies):,} latency rows in {time.perf_counter() - t0:.0f} s", file=sys.stderr)

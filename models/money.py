@@ -27,7 +27,8 @@ class BalanceLine(Model):
 
     class Meta:
         table = "balance_lines"
-        indexes = (("settlement_id", "merchant_id", "livemode", "currency", "created_at"),)
+        # `net` last: the balance read (unsettled lines) is an index-only scan.
+        indexes = (("settlement_id", "merchant_id", "livemode", "currency", "created_at", "net"),)
 
 
 class Settlement(Model):

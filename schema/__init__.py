@@ -21,7 +21,8 @@ from services.infra import faults
 
 log = logging.getLogger("qafila.graphql")
 
-# Domain modules, in the order their fields appear. Each may define Query and/or Mutation.
+# Domain modules, in the order their fields appear. Each may define Query, Mutation and/or
+# SubscriptionRoot (the root subscription fields).
 DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.billing", "schema.money",
            "schema.links", "schema.webhooks",
            "schema.crm"]
@@ -80,19 +81,23 @@ class QafilaSchema(strawberry.Schema):
 
 
 def build_schema(*, production: bool = False) -> strawberry.Schema:
-    queries, mutations = [NodeQuery], []
+    queries, mutations, subscriptions = [NodeQuery], [], []
     for name in DOMAINS:
         mod = importlib.import_module(name)
         if hasattr(mod, "Query"):
             queries.append(mod.Query)
         if hasattr(mod, "Mutation"):
             mutations.append(mod.Mutation)
+        if hasattr(mod, "SubscriptionRoot"):       # `Subscription` is billing's type
+            subscriptions.append(mod.SubscriptionRoot)
     query = merge_types("Query", tuple(queries))
     mutation = merge_types("Mutation", tuple(mutations)) if mutations else None
+    subscription = merge_types("SubscriptionRoot", tuple(subscriptions)) if subscriptions else None
     extensions: list = [RequestLimits]
     if production:
         extensions.append(DisableIntrospection)
-    schema = QafilaSchema(query=query, mutation=mutation, extensions=extensions, scalar_overrides=SCALAR_OVERRIDES)
+    schema = QafilaSchema(query=query, mutation=mutation, subscription=subscription, extensions=extensions,
+                          scalar_overrides=SCALAR_OVERRIDES)
     install_input_builders(schema)
     return schema
 

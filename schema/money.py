@@ -4,17 +4,19 @@ as /api/balance, /api/settlements, /api/analytics and /api/disputes."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from collections.abc import AsyncGenerator
 from typing import Annotated
 
 import strawberry
 from strawberry.types import Info
 
 from schema.context import Context
+from schema.crm import CrmReports, crm_principal
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.scalars import MinorAmount
-from services import analytics, balance, disputes
+from services import analytics, balance, disputes, live_events
 
 
 # ---------------------------------------------------------------- types
@@ -189,6 +191,13 @@ class Reports:
                                               starting_after=after, status=status, currency=currency)
         return connection(page, Settlement.of, after=after)
 
+    @strawberry.field(description="The CRM's pipeline, revenue and rates reports (the same as crm { reports }): "
+                                  "for a CRM user's token on the CRM port. A merchant key has no CRM company "
+                                  "(the two are separate tenants), so it gets a 401 here.")
+    def crm(self, info: Info[Context, None]) -> CrmReports:
+        crm_principal(info)
+        return CrmReports()
+
 
 @node_resolver("set")
 async def _settlement_node(info: Info[Context, None], node_id: str):
@@ -255,9 +264,10 @@ class Query:
                                             payment_id=str(payment_id) if payment_id else None)
         return connection(page, Dispute.of, after=after)
 
-    @strawberry.field(description="Analytics, balance and settlements for a dashboard in one query.")
+    @strawberry.field(description="Reports for a dashboard in one query: with a merchant key the analytics, "
+                                  "balance and settlements; with a CRM user's token (on the CRM port) `crm` "
+                                  "(pipeline, revenue, rates). Each field checks its own credential.")
     async def reports(self, info: Info[Context, None]) -> Reports:
-        info.context.principal            # a merchant credential, or a top-level 401
         return Reports()
 
 
@@ -271,3 +281,20 @@ class Mutation:
         d, errors = await user_errors(lambda: disputes.submit_evidence(principal=principal, dispute_id=str(input.id),
                                                                        data=data))
         return DisputePayload(dispute=Dispute.of(d) if d else None, user_errors=errors)
+
+
+@strawberry.type
+class SubscriptionRoot:
+    """Root subscription fields (named so: `Subscription` is the billing subscription type)."""
+
+    @strawberry.subscription(description="The caller's own events (merchant and mode of the key given in "
+                                         "connection_init), as they commit, within about a second: the same "
+                                         "envelopes as webhooks {id, type, created, livemode, data: {object}, "
+                                         "merchant_id}. `types` filters (default: every type). Over "
+                                         "graphql-transport-ws on /graphql.")
+    async def payment_events(self, info: Info[Context, None],
+                             types: list[str] | None = None) -> AsyncGenerator[strawberry.scalars.JSON, None]:
+        principal = info.context.principal
+        live_events.check_types(types)
+        async for envelope in live_events.stream_events(principal=principal, types=types):
+            yield envelope

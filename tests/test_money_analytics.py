@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from models.payments import Payment, PaymentAttempt
 from services import analytics
+from tests.crm_fixtures import crm, signup  # noqa: F401
 from tests.helpers import gql
 from tests.money_fixtures import at, get
 from tests.payments_fixtures import APPROVED, DECLINED, PROCESSING_ERROR, call, card
@@ -163,4 +164,14 @@ async def test_reports_root_is_the_rest_figures_in_one_query(client, merchant, c
     status, body = await gql(client, '{ reports { overview(period: "1y") { volume } } }', key=merchant.sk)
     assert body["errors"][0]["extensions"]["param"] == "period"
     status, body = await gql(client, "{ reports { balance { pending { amount } } } }")
+    assert body["errors"][0]["extensions"]["status"] == 401
+
+
+async def test_reports_crm_reports_for_a_crm_token_and_401_for_a_merchant_key(client, crm, merchant):  # noqa: F811
+    account = await signup(crm)
+    q = '{ reports { crm { pipeline(currency: "TRY") { count value } revenue(currency: "TRY") { total } } } }'
+    status, body = await gql(crm, q, key=account.access)
+    assert status == 200 and "errors" not in body, body
+    assert body["data"]["reports"]["crm"] == {"pipeline": {"count": 0, "value": 0}, "revenue": {"total": 0}}
+    status, body = await gql(client, q, key=merchant.sk)
     assert body["errors"][0]["extensions"]["status"] == 401
