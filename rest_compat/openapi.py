@@ -178,6 +178,9 @@ ROUTING_DECISION = {"type": "object", "description": "how the provider was chose
                     "properties": {"strategy": STR, "reason": STR, "alternatives_considered": arr(STR),
                                    "latency_ms": INT}}
 PAYMENT_STATUS = enum(payments.STATUSES)
+RECEIPT = null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
+                      "status": enum(("pending", "sent", "failed"))},
+                     description="the automatic receipt to the customer (retrieve only)"))
 PAYMENT = shape({
     "id": STR, "object": const("payment"), "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
     "provider": null(STR), "routing_decision": ROUTING_DECISION, "risk_score": INT, "created_at": TS,
@@ -189,9 +192,7 @@ PAYMENT = shape({
     "metadata": METADATA_OUT, "livemode": BOOL,
     "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
     "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
-    "receipt": null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
-                           "status": enum(("pending", "sent", "failed"))},
-                          description="the automatic receipt to the customer (retrieve only)"))},
+    "receipt": RECEIPT},
     optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS})
@@ -457,9 +458,10 @@ INTENT = shape({
     "statement_descriptor": null(STR), "metadata": METADATA_OUT, "locale": enum(pricing.LOCALES),
     "created_at": TS, "expires_at": TS, "succeeded_at": null(TS), "canceled_at": null(TS),
     "cancellation_reason": null(STR), "livemode": BOOL, "next_action": NEXT_ACTION, "receipt_url": null(STR),
+    "receipt": RECEIPT,
     "failure_code": null(STR), "failure_message": null(STR), "split": arr({"type": "object"}),
     "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR)},
-    optional=("crypto", "qr_code_url", "cod_address", "cod_status"))
+    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
 IDEMPOTENCY_KEY_BODY = text(255, description="may also be sent as the X-Idempotency-Key header")
 INTENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "payment_method": enum(intents.METHODS),

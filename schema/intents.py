@@ -13,6 +13,7 @@ from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
+from schema.payments import PaymentReceipt, load_receipt
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services import intents
 from services.errors import NotFound
@@ -114,6 +115,10 @@ class PaymentIntent(Node):
     cod_address: CodAddress | None
     cod_status: str | None
     qr_code_url: str | None
+
+    @strawberry.field(description="The automatic receipt sent to the customer, if any")
+    async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
+        return await load_receipt(info, str(self.id))
 
     @classmethod
     def of(cls, intent) -> PaymentIntent:

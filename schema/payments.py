@@ -113,6 +113,15 @@ class PaymentReceipt:
     status: str = strawberry.field(description="pending, sent or failed")
 
 
+async def load_receipt(info: Info[Context, None], payment_id: str) -> PaymentReceipt | None:
+    """The receipt of a payment or an intent (one query per request: ReceiptByPaymentLoader)."""
+    async def batch(keys: list[str]):
+        found = await receipts.states_of(list(keys))
+        return [found.get(k) for k in keys]
+    r = await info.context.loader("ReceiptByPaymentLoader", batch).load(payment_id)
+    return PaymentReceipt(channel=r.channel, sent_to=r.sent_to, status=r.status) if r else None
+
+
 @strawberry.type
 class Payment(Node):
     id: strawberry.ID
@@ -142,11 +151,7 @@ class Payment(Node):
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
-        async def batch(keys: list[str]):
-            found = await receipts.states_of(list(keys))
-            return [found.get(k) for k in keys]
-        r = await info.context.loader("ReceiptByPaymentLoader", batch).load(str(self.id))
-        return PaymentReceipt(channel=r.channel, sent_to=r.sent_to, status=r.status) if r else None
+        return await load_receipt(info, str(self.id))
 
     @classmethod
     def of(cls, p) -> Payment:

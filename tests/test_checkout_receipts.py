@@ -16,6 +16,7 @@ from models.receipts import Receipt
 from services import receipts
 from tests.billing_fixtures import customer
 from tests.checkout_fixtures import DECLINED, call, card_form, make_link, path_of, submit
+from tests.conftest import gql
 from tests.payments_fixtures import APPROVED, card
 
 
@@ -124,6 +125,14 @@ async def test_one_receipt_per_successful_payment_none_for_a_declined_one(client
     assert got["receipt"] == {"channel": "messaging", "sent_to": "+90 555 111 2233", "status": "sent"}
     status, got = await call(client, "GET", f"/api/payments/{by_mail}", m.sk)
     assert got["receipt"] == {"channel": "email", "sent_to": "layla@example.com", "status": "sent"}
+    status, got = await call(client, "GET", f"/v1/payments/{i['id']}", m.sk)
+    assert got["receipt"] == {"channel": "messaging", "sent_to": "+966 50 123 4567", "status": "sent"}
+    status, out = await gql(client, "query($id: ID!) { paymentIntent(id: $id) { receipt { channel sentTo status } } "
+                                    "payment(id: \"%s\") { receipt { channel status } } }" % by_mail,
+                            {"id": i["id"]}, key=m.sk)
+    assert out["data"] == {"paymentIntent": {"receipt": {"channel": "messaging", "sentTo": "+966 50 123 4567",
+                                                         "status": "sent"}},
+                           "payment": {"receipt": {"channel": "email", "status": "sent"}}}, out
     # One each: running again sends nothing more.
     assert (await _send(m.id)).claimed == 0 and len(seen) == 2 and len(smtp_sink.messages) == 1
 
