@@ -47,9 +47,11 @@ async def payments_confirm(call: Call) -> dict:
 async def payments_retrieve(call: Call) -> dict:
     i = await intents.get_intent(principal=call.principal, intent_id=call.params["id"],
                                  client_secret=call.query.get("client_secret"))
+    out = intents.intent_object(i)
     r = await receipts.state_of(i.id)
-    return {**intents.intent_object(i),
-            "receipt": {"channel": r.channel, "sent_to": r.sent_to, "status": r.status} if r else None}
+    if r is not None:          # present once the intent succeeded for a customer who can be reached
+        out["receipt"] = {"channel": r.channel, "sent_to": r.sent_to, "status": r.status}
+    return out
 
 
 async def payments_list(call: Call) -> dict:
