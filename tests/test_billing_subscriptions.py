@@ -66,7 +66,7 @@ async def test_a_declined_renewal_goes_through_dunning_to_unpaid(client, merchan
     status, p = await call(client, "POST", "/api/payments/create", merchant.sk,
                            {"amount": 1000, "currency": "TRY", "payment_method": card(DUNNING), "customer_id": cid})
     assert status == 200 and p["status"] == "succeeded"
-    out = await advance(client, merchant.sk, days=31)
+    out = await advance(client, merchant.sk, to=s["current_period_end"])     # exactly the renewal's time
     assert "declined" in out["ran"][0]["outcome"]
     _, sub = await call(client, "GET", f"/api/subscriptions/{s['id']}", merchant.sk)
     assert sub["status"] == "past_due"
@@ -94,7 +94,8 @@ async def test_a_retry_that_succeeds_makes_it_active_again(client, merchant):
     s = await subscribe(client, merchant.sk, cid)
     await call(client, "POST", "/api/payments/create", merchant.sk,
                {"amount": 1000, "currency": "TRY", "payment_method": card(DUNNING), "customer_id": cid})
-    await advance(client, merchant.sk, days=31)
+    out = await advance(client, merchant.sk, to=s["current_period_end"])
+    assert "declined" in out["ran"][0]["outcome"]
     # the customer pays with a good card again: the next retry charges it
     await call(client, "POST", "/api/payments/create", merchant.sk,
                {"amount": 1000, "currency": "TRY", "payment_method": card(), "customer_id": cid})
