@@ -232,11 +232,14 @@ async def test_the_test_clock_is_test_mode_only_and_never_goes_back(client, merc
     other = await make_merchant()
     status, oc = await call(client, "GET", "/api/test-helpers/clock", other.sk)
     assert oc["offset_seconds"] == 0
-    # a live key: 403 with a clear message
-    status, live = await call(client, "POST", "/api/api-keys", merchant.sk, {"name": "live", "mode": "live"})
-    if status == 200:
-        status, e = await call(client, "POST", "/api/test-helpers/advance-clock", live["key"], {"days": 1})
-        assert status == 403 and "test mode only" in e["error"]["detail"]
+    # a live key: 403 with a clear message, for reading and for advancing
+    from services.api_keys import issue_key
+    _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
+    for method, path, body in (("POST", "/api/test-helpers/advance-clock", {"days": 1}),
+                               ("GET", "/api/test-helpers/clock", None)):
+        status, e = await call(client, method, path, live, body)
+        assert status == 403 and "test mode only" in e["error"]["detail"], e
+        assert e["error"]["code"] == "test_mode_only"
 
 
 SUB_QUERY = """query($id: ID!) { subscription(id: $id) { id status plan amount currency interval intervalCount
