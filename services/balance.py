@@ -170,7 +170,10 @@ def _scoped(qs, scope: scheduler.Scope):
 
 
 async def _due_settle(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    groups = await (_scoped(BalanceLine.filter(settlement_id__isnull=True), scope)
+    # A line is due at the earliest at the start of the local day after its T+1 date: more
+    # than a day after its creation, so the lines of the last day are not even looked at.
+    groups = await (_scoped(BalanceLine.filter(settlement_id__isnull=True, created_at__lt=until - timedelta(days=1)),
+                            scope)
                     .annotate(first=Min("created_at")).group_by("merchant_id", "currency")
                     .values("merchant_id", "currency", "first"))
     if not groups:

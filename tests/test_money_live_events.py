@@ -80,3 +80,9 @@ async def test_unknown_event_types_are_an_error_naming_types(client, merchant):
     errors = msg["payload"] if msg["type"] == "error" else msg["payload"]["errors"]
     assert "payment.exploded" in errors[0]["message"]
     await ws.close()
+
+
+async def test_only_graphql_transport_ws_is_spoken(client):
+    ws = await client.ws_connect("/graphql", protocols=["graphql-ws"])
+    msg = await asyncio.wait_for(ws.receive(), 5)
+    assert msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED) and ws.close_code == 4406
