@@ -11,7 +11,8 @@ API:
   `lookup.insert_all`; `post` writes both too.
 - Helpers building the usual legs: `capture_legs(amount, fee)`, `refund_legs(amount)`.
 - `balances(merchant_id=, livemode=) -> {(account, currency): sum}`,
-  `merchant_balance(merchant_id=, livemode=) -> {currency: amount owed to the merchant}`.
+  `merchant_balance(merchant_id=, livemode=) -> {currency: amount owed to the merchant}` (from
+  the unsettled balance lines; `merchant_balance_from_legs` sums every leg).
 
 Accounts: `provider_receivable` (asset: what providers owe us for captured money),
 `merchant_balance` (liability: what we owe the merchant, shown positive by `merchant_balance`),
@@ -112,6 +113,16 @@ async def balances(*, merchant_id: str, livemode: bool) -> dict[tuple[str, str],
 
 
 async def merchant_balance(*, merchant_id: str, livemode: bool) -> dict[str, int]:
-    """What we owe the merchant per currency (the credit balance of merchant_balance)."""
+    """What we owe the merchant per currency (the credit balance of merchant_balance), read from
+    the unsettled balance lines: every merchant_balance leg has its line, and the lines of a
+    settlement plus its payout sum to zero, so this equals minus the sum of the legs without
+    reading the merchant's whole history (`merchant_balance_from_legs` reads the legs)."""
+    rows = await (BalanceLine.filter(merchant_id=merchant_id, livemode=livemode, settlement_id__isnull=True)
+                  .annotate(total=Sum("net")).group_by("currency").values("currency", "total"))
+    return {r["currency"]: int(r["total"] or 0) for r in rows}
+
+
+async def merchant_balance_from_legs(*, merchant_id: str, livemode: bool) -> dict[str, int]:
+    """The same from every leg (a full read: for checks and tests)."""
     return {cur: -total for (acc, cur), total in (await balances(merchant_id=merchant_id, livemode=livemode)).items()
             if acc == MERCHANT_BALANCE}
