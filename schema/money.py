@@ -60,6 +60,15 @@ class SettlementLine:
                    created_at=line.created_at)
 
 
+async def _first_lines(info: Info[Context, None], limit: int):
+    principal = info.context.principal
+
+    async def batch(keys: list[str]):
+        found = await balance.first_lines_of(principal=principal, settlement_ids=list(keys), limit=limit)
+        return [found[k] for k in keys]
+    return info.context.loader(f"SettlementLinesBySettlementLoader:{limit}", batch)
+
+
 @strawberry.type(description="A payout of the lines available by `settledOn`, arriving on `arrivalDate`.")
 class Settlement(Node):
     id: strawberry.ID
@@ -77,8 +86,12 @@ class Settlement(Node):
     @strawberry.field(description="Its lines, newest first.")
     async def lines(self, info: Info[Context, None], first: int | None = None,
                     after: str | None = None) -> Connection[SettlementLine]:
-        page = await balance.settlement_lines(principal=info.context.principal, settlement_id=str(self.id),
-                                              limit=check_first(first), starting_after=after)
+        limit = check_first(first)
+        if after is None:           # the first page of every settlement in the list: one query (DataLoader)
+            page = await (await _first_lines(info, limit)).load(str(self.id))
+        else:
+            page = await balance.settlement_lines(principal=info.context.principal, settlement_id=str(self.id),
+                                                  limit=limit, starting_after=after)
         return connection(page, SettlementLine.of, after=after)
 
     @classmethod

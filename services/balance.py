@@ -135,7 +135,33 @@ async def settlement_lines(*, principal: Principal, settlement_id: str, limit=No
                            starting_after: str | None = None) -> Page:
     """The settlement's lines, newest first (payment, refund, dispute... with gross, fee, net)."""
     s = await get_settlement(principal=principal, settlement_id=settlement_id)
-    return await paginate(_lines(s), limit=check_limit(limit), starting_after=starting_after, count=False)
+    page = await paginate(_lines(s), limit=check_limit(limit), starting_after=starting_after, count=False)
+    page.total = s.transactions
+    return page
+
+
+async def first_lines_of(*, principal: Principal, settlement_ids: list[str], limit: int) -> dict[str, Page]:
+    """The first page (newest first) of the lines of several settlements in one query (for a
+    DataLoader: a list of settlements with their lines costs one statement, not one each)."""
+    ids = list(dict.fromkeys(settlement_ids))
+    if not ids:
+        return {}
+    marks = ", ".join("{}" for _ in ids)
+    rows = await lookup.query(
+        BalanceLine,
+        'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY "settlement_id" ORDER BY "created_at" DESC, '
+        f'"id" DESC) AS "n" FROM "balance_lines" WHERE "settlement_id" IN ({marks}) AND "merchant_id" = {{}} '
+        'AND "livemode" = {} AND "kind" <> {}) AS "ranked" WHERE "n" <= {} ORDER BY "settlement_id", "n"',
+        [*ids, principal.merchant_id, lookup.db_value(BalanceLine, "livemode", principal.livemode), PAYOUT,
+         limit + 1])
+    out: dict[str, list] = {sid: [] for sid in ids}
+    for row in rows:
+        row.pop("n", None)
+        out[row["settlement_id"]].append(BalanceLine._init_from_db(**row))
+    counts = dict(await Settlement.filter(id__in=ids, **principal.scope).values_list("id", "transactions"))
+    return {sid: Page(items=lines[:limit], has_more=len(lines) > limit, total=counts.get(sid, 0),
+                      next_cursor=lines[limit - 1].id if len(lines) > limit else None)
+            for sid, lines in out.items()}
 
 
 CSV_COLUMNS = ("line_id", "type", "payment_id", "refund_id", "source_id", "created_at", "currency", "gross", "fee",

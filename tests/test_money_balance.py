@@ -188,3 +188,32 @@ async def test_graphql_twins_agree_with_rest(client, merchant, make_merchant, cl
     other = await make_merchant("Other")
     status, body = await gql(client, '{ settlement(id: "%s") { id } }' % rest[0]["id"], key=other.sk)
     assert body["data"] is None and body["errors"][0]["extensions"]["status"] == 404
+
+
+LIST_WITH_LINES = """{ settlements(first: 10) { edges { node { id transactions
+  lines(first: 5) { totalCount pageInfo { hasNextPage } edges { node { paymentId net } } } } } } }"""
+
+
+async def test_settlement_lines_of_a_list_load_in_one_query(client, merchant, clock):
+    from tests.payments_fixtures import count_statements
+
+    async def statements() -> tuple[int, list]:
+        with count_statements() as seen:
+            status, body = await gql(client, LIST_WITH_LINES, key=merchant.sk)
+        assert status == 200 and "errors" not in body, body
+        return len(seen), body["data"]["settlements"]["edges"]
+
+    clock.set(at(2026, 2, 2, 9, 0))                                   # Monday
+    await pay_ok(client, merchant.sk, amount=10000)
+    await run_until(clock, merchant.id, at(2026, 2, 4, 9, 0))
+    one, edges = await statements()
+    assert len(edges) == 1
+    for day in (4, 5):                                               # Wednesday, Thursday: two more
+        await run_until(clock, merchant.id, at(2026, 2, day, 9, 0))
+        for _ in range(3):
+            await pay_ok(client, merchant.sk, amount=5000)
+    await run_until(clock, merchant.id, at(2026, 2, 7, 9, 0))
+    three, edges = await statements()
+    assert len(edges) == 3 and three == one
+    assert [len(e["node"]["lines"]["edges"]) for e in edges] == [3, 3, 1]
+    assert [e["node"]["lines"]["totalCount"] for e in edges] == [3, 3, 1]
