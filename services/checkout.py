@@ -23,7 +23,7 @@ from models.intents import PaymentIntent
 from models.links import PaymentLink
 from services import cards, intents, links, payments, ratelimit, receipts
 from services.billing import invoices
-from services.errors import DomainError, NotFound, PaymentDeclined, ValidationError
+from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra.runtime import runtime
 from services.payment_methods import create_payment_method
 from services.principal import Principal
@@ -223,7 +223,13 @@ async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale
     except PaymentDeclined as e:
         return Outcome("declined", decline_code=e.decline_code or "card_declined")
     if c.invoice is not None:
-        await invoices.mark_paid(principal=c.principal, invoice_id=c.invoice.id, payment_id=p.id)
+        try:
+            await invoices.mark_paid(principal=c.principal, invoice_id=c.invoice.id, payment_id=p.id)
+        except InvalidState:
+            # Paid meanwhile from another page load: this second charge is given back at once.
+            await payments.refund_payment(principal=c.principal, payment_id=p.id,
+                                          data={"reason": f"duplicate: invoice {c.invoice.id} was already paid"})
+            raise Gone("paid") from None
     return _succeeded(p.id)
 
 

@@ -295,3 +295,27 @@ def test_every_label_exists_in_every_locale_and_the_locale_is_picked_in_order():
     assert pick(query="xx", preferred="tr", accept_language="ar") == "tr"
     assert pick(query=None, preferred=None, accept_language="fr;q=1, tr;q=0.4, ar;q=0.8") == "ar"
     assert pick(query=None, preferred=None, accept_language="de") == "en"
+
+
+async def test_an_invoice_paid_twice_at_once_gives_the_second_charge_back(client, merchant):
+    """Two page loads of one invoice, both submitted: the second charge is refunded and answers 410."""
+    from services import checkout
+    from services.cards import card_from_number
+
+    cid = await customer(client, merchant.sk, email="twice@example.com", saved_card=None)
+    status, inv = await call(client, "POST", "/api/invoices", merchant.sk,
+                             {"customer_id": cid, "currency": "TRY", "items": [{"name": "Rug", "amount": 5000}]})
+    stale = await checkout.load(inv["id"])                       # the second page, loaded before the first pays
+    status, html, _ = await submit(client, path_of(inv["hosted_invoice_url"]), card_form())
+    assert status == 200
+    first = re.search(r'data-testid="payment-id">(pay_\w+)<', html).group(1)
+    card = card_from_number(APPROVED.replace(" ", ""), 12, 2030, "123")
+    try:
+        await checkout._charge(stale, card, contact=None, locale="en", idempotency_key=None, client_address=None)
+        raise AssertionError("a second charge of a paid invoice must not succeed")
+    except checkout.Gone as g:
+        assert g.reason == "paid"
+    rows = [p for p in await Payment.filter(merchant_id=merchant.id) if (p.metadata or {}).get("invoice_id") == inv["id"]]
+    assert sorted((p.id == first, p.status) for p in rows) == [(False, "refunded"), (True, "succeeded")]
+    status, got = await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk)
+    assert got["status"] == "paid" and got["payment_id"] == first
