@@ -63,6 +63,7 @@ async def test_a_declined_renewal_goes_through_dunning_to_unpaid(client, merchan
     cid = await customer(client, merchant.sk)                              # an approved saved card
     s = await subscribe(client, merchant.sk, cid, amount=5000)
     # The customer then pays with the dunning card: it becomes the saved card, and declines later.
+    clock.advance(seconds=1)                                               # a later payment, a newer card
     status, p = await call(client, "POST", "/api/payments/create", merchant.sk,
                            {"amount": 1000, "currency": "TRY", "payment_method": card(DUNNING), "customer_id": cid})
     assert status == 200 and p["status"] == "succeeded"
@@ -89,14 +90,16 @@ async def test_a_declined_renewal_goes_through_dunning_to_unpaid(client, merchan
     assert inv.status != "paid"
 
 
-async def test_a_retry_that_succeeds_makes_it_active_again(client, merchant):
+async def test_a_retry_that_succeeds_makes_it_active_again(client, merchant, clock):
     cid = await customer(client, merchant.sk)
     s = await subscribe(client, merchant.sk, cid)
+    clock.advance(seconds=1)                                               # each payment later: a newer card
     await call(client, "POST", "/api/payments/create", merchant.sk,
                {"amount": 1000, "currency": "TRY", "payment_method": card(DUNNING), "customer_id": cid})
     out = await advance(client, merchant.sk, to=s["current_period_end"])
     assert "declined" in out["ran"][0]["outcome"]
     # the customer pays with a good card again: the next retry charges it
+    clock.advance(seconds=1)
     await call(client, "POST", "/api/payments/create", merchant.sk,
                {"amount": 1000, "currency": "TRY", "payment_method": card(), "customer_id": cid})
     out = await advance(client, merchant.sk, days=1)
