@@ -241,6 +241,7 @@ export interface PaymentIntent {
   livemode: boolean;
   next_action: NextAction | null;
   receipt_url: string | null;
+  receipt?: PaymentIntentReceipt | null;
   failure_code: string | null;
   failure_message: string | null;
   split: Array<Record<string, unknown>>;
@@ -288,6 +289,12 @@ export interface PaymentIntentListParams {
   payment_method?: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
+}
+
+export interface PaymentIntentReceipt {
+  channel: "email" | "messaging";
+  sent_to: string;
+  status: "failed" | "pending" | "sent";
 }
 
 export interface PaymentLink {

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'crypto' => [CryptoDetails::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -67,6 +67,8 @@ final class PaymentIntent extends Resource
     public ?NextAction $next_action = null;
     /** @var string|null */
     public ?string $receipt_url = null;
+    /** @var PaymentIntentReceipt|null */
+    public ?PaymentIntentReceipt $receipt = null;
     /** @var string|null */
     public ?string $failure_code = null;
     /** @var string|null */

@@ -39,6 +39,7 @@ __all__ = [
     "PaymentIntentConfirmParams",
     "PaymentIntentCreateParams",
     "PaymentIntentListParams",
+    "PaymentIntentReceipt",
     "PaymentLink",
     "PaymentLinkCreateParams",
     "PaymentLinkListParams",
@@ -445,7 +446,7 @@ class PaymentCapture(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'crypto': ('CryptoDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -474,6 +475,7 @@ class PaymentIntent(Model):
     livemode: Optional[bool] = None
     next_action: Optional[NextAction] = None
     receipt_url: Optional[str] = None
+    receipt: Optional[PaymentIntentReceipt] = None
     failure_code: Optional[str] = None
     failure_message: Optional[str] = None
     split: Optional[List[Dict[str, Any]]] = None
@@ -481,6 +483,15 @@ class PaymentIntent(Model):
     qr_code_url: Optional[str] = None
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentReceipt(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    channel: Optional[str] = None
+    sent_to: Optional[str] = None
+    status: Optional[str] = None
 
 
 @register
@@ -1236,6 +1247,49 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments",
             "query",
             []
+        ]
+    ],
+    "PaymentIntentReceipt": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "receipt"
+            ]
         ]
     ],
     "PaymentLink": [
