@@ -186,20 +186,10 @@ def _item(merchant_id: str, livemode: bool, currency: str) -> str:
     return f"{merchant_id}:{_mode(livemode)}:{currency}"
 
 
-def _scoped(qs, scope: scheduler.Scope):
-    qs = qs.filter(livemode=scope.livemode)
-    if scope.merchant_id:
-        qs = qs.filter(merchant_id=scope.merchant_id)
-    if scope.exclude_merchants:
-        qs = qs.exclude(merchant_id__in=list(scope.exclude_merchants))
-    return qs
-
-
 async def _due_settle(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
     # A line is due at the earliest at the start of the local day after its T+1 date: more
     # than a day after its creation, so the lines of the last day are not even looked at.
-    groups = await (_scoped(BalanceLine.filter(settlement_id__isnull=True, created_at__lt=until - timedelta(days=1)),
-                            scope)
+    groups = await (scope.apply(BalanceLine.filter(settlement_id__isnull=True, created_at__lt=until - timedelta(days=1)))
                     .annotate(first=Min("created_at")).group_by("merchant_id", "currency")
                     .values("merchant_id", "currency", "first"))
     if not groups:
@@ -274,7 +264,7 @@ async def settle(item: str, due: datetime) -> str | None:
 
 
 async def _due_payouts(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await (_scoped(Settlement.filter(status="in_transit", payout_at__lte=until), scope)
+    rows = await (scope.apply(Settlement.filter(status="in_transit", payout_at__lte=until))
                   .order_by("payout_at").limit(limit).values_list("payout_at", "id"))
     return [(when, sid) for when, sid in rows]
 

@@ -107,22 +107,13 @@ async def submit_evidence(*, principal: Principal, dispute_id: str, data: dict |
 
 # ---------------------------------------------------------------- scheduler jobs
 
-def _scoped(qs, scope: scheduler.Scope):
-    qs = qs.filter(livemode=scope.livemode)
-    if scope.merchant_id:
-        qs = qs.filter(merchant_id=scope.merchant_id)
-    if scope.exclude_merchants:
-        qs = qs.exclude(merchant_id__in=list(scope.exclude_merchants))
-    return qs
-
-
 def _dispute_card() -> str:
     return cards.fingerprint(cards.TEST_CARDS["disputed"])
 
 
 async def _due_open(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await (_scoped(Payment.filter(card_fingerprint=_dispute_card(), status__in=("succeeded", "captured"),
-                                         captured_at__lte=until - DISPUTE_AFTER), scope)
+    rows = await (scope.apply(Payment.filter(card_fingerprint=_dispute_card(), status__in=("succeeded", "captured"),
+                                         captured_at__lte=until - DISPUTE_AFTER))
                   .order_by("captured_at").limit(limit).values_list("captured_at", "id"))
     return [(when + DISPUTE_AFTER, pid) for when, pid in rows]
 
@@ -156,7 +147,7 @@ async def open_dispute(payment_id: str, due: datetime) -> str | None:
 
 
 async def _due_decide(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await (_scoped(Dispute.filter(status__in=OPEN, decide_at__lte=until), scope)
+    rows = await (scope.apply(Dispute.filter(status__in=OPEN, decide_at__lte=until))
                   .order_by("decide_at").limit(limit).values_list("decide_at", "id"))
     return [(when, did) for when, did in rows]
 

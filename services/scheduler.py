@@ -41,6 +41,15 @@ class Scope:
     merchant_id: str | None = None
     exclude_merchants: frozenset[str] = frozenset()
 
+    def apply(self, qs):
+        """`qs` (a queryset of rows with merchant_id and livemode) confined to this scope."""
+        qs = qs.filter(livemode=self.livemode)
+        if self.merchant_id:
+            qs = qs.filter(merchant_id=self.merchant_id)
+        if self.exclude_merchants:
+            qs = qs.exclude(merchant_id__in=list(self.exclude_merchants))
+        return qs
+
 
 @dataclass
 class JobKind:

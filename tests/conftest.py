@@ -104,3 +104,31 @@ async def gql(client, query: str, variables: dict | None = None, key: str | None
     resp = await client.post("/graphql", json={"query": query, "variables": variables or {}},
                              headers=bearer(key) if key else {})
     return resp.status, await resp.json()
+
+
+@pytest.fixture
+def smtp_sink(mailer):
+    """A real SMTP server on loopback (aiosmtpd) that keeps what it receives; the app's mailer
+    sends to it. `.messages` is a list of (recipients, raw message bytes)."""
+    import socket
+
+    from aiosmtpd.controller import Controller
+
+    class Sink:
+        def __init__(self):
+            self.messages: list[tuple[list[str], bytes]] = []
+
+        async def handle_DATA(self, server, session, envelope):
+            self.messages.append((envelope.rcpt_tos, envelope.content))
+            return "250 OK"
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sink = Sink()
+    controller = Controller(sink, hostname="127.0.0.1", port=port)
+    controller.start()
+    mailer.smtp_url = f"smtp://127.0.0.1:{port}"
+    yield sink
+    controller.stop()
+

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-import socket
 import unicodedata
 from email import message_from_bytes
 from email.policy import default as email_policy
@@ -139,32 +138,8 @@ async def test_a_saudi_vat_number_puts_the_zatca_qr_on_the_pdf(client, merchant)
     assert len(reader2.pages[0].images) == 0
 
 
-@pytest.fixture
-def smtp_sink():
-    """A real SMTP server on loopback (aiosmtpd) keeping what it receives."""
-    from aiosmtpd.controller import Controller
-
-    class Sink:
-        def __init__(self):
-            self.messages = []
-
-        async def handle_DATA(self, server, session, envelope):
-            self.messages.append((envelope.rcpt_tos, envelope.content))
-            return "250 OK"
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    sink = Sink()
-    controller = Controller(sink, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield sink, f"smtp://127.0.0.1:{port}"
-    controller.stop()
-
-
-async def test_send_by_email_delivers_the_pdf_and_the_payment_link(client, merchant, mailer, smtp_sink):
-    sink, url = smtp_sink
-    mailer.smtp_url = url
+async def test_send_by_email_delivers_the_pdf_and_the_payment_link(client, merchant, smtp_sink):
+    sink = smtp_sink
     cid = await customer(client, merchant.sk, email="ayse@example.com", saved_card=None)
     inv = await create(client, merchant.sk, cid)
     status, sent = await call(client, "PUT", f"/api/invoices/{inv['id']}/send", merchant.sk, {"channel": "email"})

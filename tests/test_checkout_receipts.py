@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import time
 from email import message_from_bytes, policy
 
@@ -42,29 +41,6 @@ async def platform(aiohttp_server, backend):
     cfg.messaging_graph_url = str(server.make_url("")).rstrip("/")
     cfg.messaging_phone_number_id, cfg.messaging_access_token = "1055", "EAAG-test"
     return seen, state
-
-
-@pytest.fixture
-def smtp_sink(mailer):
-    from aiosmtpd.controller import Controller
-
-    class Sink:
-        def __init__(self):
-            self.messages = []
-
-        async def handle_DATA(self, server, session, envelope):
-            self.messages.append((envelope.rcpt_tos, envelope.content))
-            return "250 OK"
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    sink = Sink()
-    controller = Controller(sink, hostname="127.0.0.1", port=port)
-    controller.start()
-    mailer.smtp_url = f"smtp://127.0.0.1:{port}"
-    yield sink
-    controller.stop()
 
 
 async def _send(merchant_id: str):

@@ -255,23 +255,14 @@ async def _emit(s: Subscription, type_: str, inv, reason: Exception | None = Non
     await events.emit(merchant_id=s.merchant_id, livemode=s.livemode, type=type_, obj=obj)
 
 
-def _scoped(qs, scope: scheduler.Scope):
-    qs = qs.filter(livemode=scope.livemode)
-    if scope.merchant_id:
-        qs = qs.filter(merchant_id=scope.merchant_id)
-    if scope.exclude_merchants:
-        qs = qs.exclude(merchant_id__in=list(scope.exclude_merchants))
-    return qs
-
-
 async def _due_renewals(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await (_scoped(Subscription.filter(status="active", next_billing_at__lte=until), scope)
+    rows = await (scope.apply(Subscription.filter(status="active", next_billing_at__lte=until))
                   .order_by("next_billing_at").limit(limit).values_list("next_billing_at", "id"))
     return [(when, sid) for when, sid in rows]
 
 
 async def _due_retries(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await (_scoped(Subscription.filter(status="past_due", next_retry_at__lte=until), scope)
+    rows = await (scope.apply(Subscription.filter(status="past_due", next_retry_at__lte=until))
                   .order_by("next_retry_at").limit(limit).values_list("next_retry_at", "id"))
     return [(when, sid) for when, sid in rows]
 
