@@ -94,7 +94,9 @@ async def closed_by_server(reader: asyncio.StreamReader, writer: asyncio.StreamW
 
 
 async def test_slowloris_connections_are_closed_and_the_service_keeps_answering(serve, caplog):
-    port, guard = await serve(header_timeout=HEAD_TIMEOUT, max_connections=2000, max_connections_per_client=0)
+    # A longer cut here: the normal request must be answered before it even on a loaded machine.
+    head_timeout = 2.0
+    port, guard = await serve(header_timeout=head_timeout, max_connections=2000, max_connections_per_client=0)
     n = 300
     conns = await asyncio.gather(*(connect(port) for _ in range(n)))
     for _, writer in conns:
@@ -110,7 +112,7 @@ async def test_slowloris_connections_are_closed_and_the_service_keeps_answering(
         for _, writer in conns:
             writer.close()
     assert None not in took, "every slow connection was closed"
-    assert max(took) < HEAD_TIMEOUT + SLACK
+    assert max(took) < head_timeout + SLACK
     assert guard.header_timeouts == n
     await until(lambda: guard.open == 0)
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
