@@ -68,6 +68,21 @@ def payment_rows(p, attempts, market: str) -> list:
     return rows
 
 
+def intent_rows(intent, market: str, when: datetime, *, approved: bool, attempts=()) -> list:
+    """The rollup rows of a /v1 payment intent that succeeded or failed at `when` (its confirm,
+    a 3-D Secure outcome, a crypto or cash-on-delivery settlement): one attempt to pay, captured
+    at once when approved, and each card authorization under its provider."""
+    day = markets.local_date(market, when)
+    rows: list = [_rollup(intent, day, intent.provider, payments=1, approved=int(approved),
+                          volume=intent.amount if approved else 0, captured=intent.amount if approved else 0)]
+    for a in attempts:
+        rows.append(_rollup(intent, day, a.provider, tries=1, tries_approved=int(a.result.outcome == "approved")))
+        rows.append(LatencyRollup(merchant_id=intent.merchant_id, livemode=intent.livemode, day=day,
+                                  currency=intent.currency, provider=a.provider,
+                                  bucket=bucket(a.result.latency_ms), count=1))
+    return rows
+
+
 def money_rows(p, market: str, when: datetime, *, captured: int = 0, refunded: int = 0) -> list:
     """A later capture or refund, on the local day it happened."""
     return [_rollup(p, markets.local_date(market, when), p.provider, captured=captured, refunded=refunded)]

@@ -20,7 +20,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
-from services import cards, crypto, events, idempotency, ledger, pricing, receipts, routing, settlement
+from services import analytics, cards, crypto, events, idempotency, ledger, pricing, receipts, routing, settlement
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
@@ -454,7 +454,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
 
 
 async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[str, ...] = (),
-                      ledger_success: bool = False) -> PaymentIntent:
+                      ledger_success: bool = False, rollups=None) -> PaymentIntent:
     """Apply `changes` only if nobody changed the intent meanwhile (optimistic version check),
     and write its events (and ledger postings) in the same transaction. A deadlock or
     serialization failure (PostgreSQL) runs the transaction again, never a 500."""
@@ -475,6 +475,8 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
                 await _post_success(intent)
             if changes.get("status") == "succeeded":
                 await receipts.enqueue_intent(intent)     # the receipt's outbox row (services.receipts)
+            if rollups is not None:                       # the outcome's analytics, in the same transaction
+                await lookup.upsert(rollups(intent))
             for t in events_:
                 await _emit(intent, t)
         return intent
@@ -538,13 +540,16 @@ async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetim
                        return_url: str | None) -> PaymentIntent:
     result = cascade.final.result
     base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url}
+    def rollups(i: PaymentIntent) -> list:
+        return analytics.intent_rows(i, market, now, approved=result.approved, attempts=cascade.attempts)
     if result.approved:
         changes = {**base, **_success_changes(intent, now, market), "provider_ref": result.reference}
-        return await _transition(intent, changes, events_=("payment.succeeded",), ledger_success=True)
+        return await _transition(intent, changes, events_=("payment.succeeded",), ledger_success=True,
+                                 rollups=rollups)
     changes = {**base, "status": "failed", "next_action": None,
                "failure_code": result.decline_code or "card_declined",
                "failure_message": result.message or "The card was declined"}
-    return await _transition(intent, changes, events_=("payment.failed",))
+    return await _transition(intent, changes, events_=("payment.failed",), rollups=rollups)
 
 
 async def _confirm_crypto(intent: PaymentIntent, return_url: str | None, now: datetime) -> PaymentIntent:
@@ -740,7 +745,8 @@ async def crypto_deposit(*, principal: Principal, intent_id: str, data: Any) -> 
         c["confirmed_at"] = _iso(now)
         market = await _market(intent.merchant_id)
         intent = await _transition(intent, {**_success_changes(intent, now, market), "crypto": c},
-                                   events_=("crypto.confirmed", "payment.succeeded"), ledger_success=True)
+                                   events_=("crypto.confirmed", "payment.succeeded"), ledger_success=True,
+                                   rollups=lambda i: analytics.intent_rows(i, market, now, approved=True))
     return intent
 
 
@@ -756,16 +762,20 @@ async def cod_delivered(*, principal: Principal, intent_id: str) -> PaymentInten
     market = await _market(intent.merchant_id)
     now = runtime().clock.now()
     return await _transition(intent, {**_success_changes(intent, now, market), "cod_status": "delivered"},
-                             events_=("cod.delivered", "payment.succeeded"), ledger_success=True)
+                             events_=("cod.delivered", "payment.succeeded"), ledger_success=True,
+                             rollups=lambda i: analytics.intent_rows(i, market, now, approved=True))
 
 
 async def cod_returned(*, principal: Principal, intent_id: str) -> PaymentIntent:
     """The customer refused or was not found: failed (`cod_returned`), cod.returned."""
     _test_only(principal)
     intent = await _cod_in_transit(principal, intent_id)
+    now = runtime().clock.now()
+    market = await _market(intent.merchant_id)
     return await _transition(intent, {"status": "failed", "cod_status": "returned", "failure_code": "cod_returned",
                                       "failure_message": "The parcel was returned undelivered"},
-                             events_=("cod.returned", "payment.failed"))
+                             events_=("cod.returned", "payment.failed"),
+                             rollups=lambda i: analytics.intent_rows(i, market, now, approved=False))
 
 
 async def _cod_in_transit(principal: Principal, intent_id: str) -> PaymentIntent:

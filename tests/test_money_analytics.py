@@ -175,3 +175,24 @@ async def test_reports_crm_reports_for_a_crm_token_and_401_for_a_merchant_key(cl
     assert body["data"]["reports"]["crm"] == {"pipeline": {"count": 0, "value": 0}, "revenue": {"total": 0}}
     status, body = await gql(client, q, key=merchant.sk)
     assert body["errors"][0]["extensions"]["status"] == 401
+
+
+async def test_v1_intents_count_like_payments(client, merchant, clock):
+    """An intent confirmed (approved or declined) and a cash-on-delivery one delivered or returned
+    are attempts to pay in the same figures; an intent never confirmed is not."""
+    from tests.intents_fixtures import confirm, create as create_intent, post
+    clock.set(at(2026, 3, 2, 9, 0))
+    ok = await create_intent(client, merchant.sk, amount=10000, currency="SAR")
+    await confirm(client, merchant.sk, ok["id"], payment_method_id="pm_card_visa")
+    bad = await create_intent(client, merchant.sk, amount=7000, currency="SAR")
+    await confirm(client, merchant.sk, bad["id"], payment_method_id="pm_card_chargeDeclined", expect=402)
+    cod = await create_intent(client, merchant.sk, amount=5000, currency="SAR", payment_method="cod",
+                              cod_address={"line1": "King Fahd Rd 1", "city": "Riyadh", "country": "SA"})
+    await confirm(client, merchant.sk, cod["id"])
+    await post(client, merchant.sk, f"/v1/test_helpers/payments/{cod['id']}/cod_delivered")
+    await create_intent(client, merchant.sk, amount=9999, currency="SAR")          # never confirmed
+    clock.set(at(2026, 3, 3, 12, 0))
+    o = await get(client, "/api/analytics?period=7d&currency=SAR", merchant.sk)
+    assert (o["transactions"], o["volume"], o["approval_rate"]) == (3, 15000, 66.67)
+    r = await get(client, "/api/analytics/revenue?period=7d&currency=SAR", merchant.sk)
+    assert r["total"] == 15000
