@@ -10,6 +10,7 @@ from tests.crm_fixtures import crm, signup  # noqa: F401
 from tests.helpers import gql
 from tests.money_fixtures import at, get
 from tests.payments_fixtures import APPROVED, DECLINED, PROCESSING_ERROR, call, card
+from tests.payments_fixtures import no_exploration  # noqa: F401 -- autouse: routing without random exploration
 
 
 async def create(client, key, amount, currency="TRY", number=APPROVED, expect=200, **body):
