@@ -86,8 +86,8 @@ def _embedded_lock(settings: Settings):
 
 async def _demo(backend: Backend) -> dict:
     from models.core import Merchant
-    from services import api_keys
-    from services.merchants import create_merchant
+    from services.identity import api_keys
+    from services.identity.merchants import create_merchant
 
     email = "demo@qafila.example.com"
     merchant = await Merchant.get_or_none(email=email)
@@ -99,7 +99,7 @@ async def _demo(backend: Backend) -> dict:
             _, keys[f"{kind}_key"] = await api_keys.issue_key(merchant_id=merchant.id, kind=kind,
                                                               livemode=False, name=f"demo {kind}")
     # A payment link to open in a browser (the hosted checkout; test cards in the README).
-    from services import links
+    from services.payments import links
     from services.principal import Principal
     link = await links.create_link(principal=Principal(merchant.id, False, "secret"),
                                    data={"amount": 15000, "currency": "TRY", "description": "Demo: handmade rug"})
@@ -144,7 +144,7 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
 
 async def _create_merchant(args, settings: Settings) -> None:
     from services.errors import DomainError
-    from services.merchants import create_merchant
+    from services.identity.merchants import create_merchant
 
     settings.migrate_on_start = True
     backend = Backend(settings)

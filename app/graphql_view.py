@@ -17,7 +17,7 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import Bas
 from rest_compat.routing import client_address, json_response, outage_error, request_id
 from schema import format_error
 from schema.context import Context
-from services import auth, ratelimit
+from services.identity import auth, ratelimit
 from services.errors import DomainError, ValidationError
 from services.infra import faults
 

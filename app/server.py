@@ -18,7 +18,7 @@ from rest_compat import openapi as openapi_document
 from rest_compat.routing import (Interface, build_subapp, json_response, new_request_id,
                                  outage_error)
 from schema import build_schema
-from services import auth
+from services.identity import auth
 from services.infra.clock import Clock
 from services.infra.mail import Mailer
 

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tortoise import Tortoise  # noqa: E402
 
 from models import tortoise_config  # noqa: E402
-from services import analytics, balance  # noqa: E402
+from services.money import analytics, balance  # noqa: E402
 from services.infra.clock import Clock  # noqa: E402
 from services.infra.runtime import Runtime, install  # noqa: E402
 from services.principal import Principal  # noqa: E402

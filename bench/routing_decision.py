@@ -13,7 +13,7 @@ from types import SimpleNamespace
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from services import routing  # noqa: E402
+from services.payments import routing  # noqa: E402
 from services.infra.clock import FrozenClock  # noqa: E402
 from services.infra.runtime import Runtime, install  # noqa: E402
 

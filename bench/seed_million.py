@@ -28,7 +28,7 @@ import asyncpg
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from services.analytics import bucket  # noqa: E402
+from services.money.analytics import bucket  # noqa: E402
 from services.ids import new_id  # noqa: E402
 
 CURRENCIES = (("TRY", 0.70, 1_000, 500_000, ("anatolia", "atlas")),

@@ -10,9 +10,10 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
-from services import auth, intents, ratelimit, receipts
+from services.identity import auth, ratelimit
+from services.payments import intents, receipts
 from services.errors import DomainError
-from services.payment_methods import create_payment_method
+from services.payments.payment_methods import create_payment_method
 
 
 def render_error(err: DomainError, rid: str) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import page, ts
-from services import api_keys, auth, ratelimit
+from services.identity import api_keys, auth, ratelimit
 from services.errors import DomainError
 
 DOCUMENTED_MESSAGES = {

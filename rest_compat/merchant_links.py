@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
-from services import links
+from services.payments import links
 
 
 def link_shape(link, collected: links.Collected | None = None) -> dict:

@@ -7,7 +7,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
-from services import analytics, balance, disputes
+from services.money import analytics, balance, disputes
 from services.errors import ValidationError
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
-from services import customers, payments, receipts, routing
+from services.payments import customers, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rest_compat.routing import Interface, Route
-from services import api_keys, crypto, intents, links, money, payments, pricing, routing
+from services.identity import api_keys
+from services.money import currencies as money
+from services.payments import crypto, intents, links, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
 from services.crm import deals as crm_deals
@@ -367,7 +369,7 @@ MERCHANT.update({
 
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,
 # analytics, disputes. Enumerations from services.balance / analytics / disputes.
-from services import analytics as _analytics, balance as _balance, disputes as _disputes  # noqa: E402
+from services.money import analytics as _analytics, balance as _balance, disputes as _disputes  # noqa: E402
 
 NUMBER: dict = {"type": "number"}
 AMOUNT_CUR = shape({"amount": INT, "currency": CURRENCY})

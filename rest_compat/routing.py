@@ -12,7 +12,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from services import auth, idempotency, ratelimit
+from services import idempotency
+from services.identity import auth, ratelimit
 from services.errors import DomainError, NotFound, ServiceUnavailable, ValidationError
 from services.ids import check_id, new_id
 from services.infra import faults

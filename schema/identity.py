@@ -11,7 +11,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
-from services import api_keys, auth, merchants
+from services.identity import api_keys, auth, merchants
 from services.errors import NotFound
 
 

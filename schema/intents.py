@@ -15,7 +15,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import PaymentReceipt, load_receipt
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
-from services import intents
+from services.payments import intents
 from services.errors import NotFound
 
 

@@ -13,7 +13,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.scalars import MinorAmount
-from services import links
+from services.payments import links
 
 
 async def _collected(info: Info[Context, None]):

@@ -16,7 +16,8 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.scalars import MinorAmount
-from services import analytics, balance, disputes, live_events
+from services import live_events
+from services.money import analytics, balance, disputes
 
 
 # ---------------------------------------------------------------- types

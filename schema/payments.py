@@ -12,7 +12,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
-from services import customers, payments, receipts, routing
+from services.payments import customers, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
 

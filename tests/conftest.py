@@ -80,7 +80,7 @@ class M:
 
 @pytest.fixture
 def make_merchant(client):
-    from services.merchants import create_merchant
+    from services.identity.merchants import create_merchant
 
     counter = itertools.count()
 

@@ -77,7 +77,7 @@ async def check_invariants(client, key: str, merchant_id: str) -> None:
         assert pending.get(cur, 0) + available.get(cur, 0) + settled.get(cur, 0) == earned.get(cur, 0), cur
         assert pending.get(cur, 0) + available.get(cur, 0) == owed.get(cur, 0), cur
     # the ledger's fast balance (unsettled lines) agrees with the sum of every leg
-    from services import ledger
+    from services.money import ledger
     fast = await ledger.merchant_balance(merchant_id=merchant_id, livemode=False)
     slow = await ledger.merchant_balance_from_legs(merchant_id=merchant_id, livemode=False)
     assert {c: v for c, v in fast.items() if v} == {c: v for c, v in slow.items() if v}

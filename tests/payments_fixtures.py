@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from services import routing
+from services.payments import routing
 from tests.helpers import bearer
 
 APPROVED = "4242424242424242"

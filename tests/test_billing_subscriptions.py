@@ -11,7 +11,8 @@ import pytest
 from models.billing import Invoice, Subscription
 from models.events import Event
 from models.payments import Payment
-from services import ledger, scheduler
+from services import scheduler
+from services.money import ledger
 from tests.billing_fixtures import DUNNING, advance, call, customer, subscribe
 from tests.conftest import bearer, gql
 from tests.payments_fixtures import card
@@ -236,7 +237,7 @@ async def test_the_test_clock_is_test_mode_only_and_never_goes_back(client, merc
     status, oc = await call(client, "GET", "/api/test-helpers/clock", other.sk)
     assert oc["offset_seconds"] == 0
     # a live key: 403 with a clear message, for reading and for advancing
-    from services.api_keys import issue_key
+    from services.identity.api_keys import issue_key
     _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
     for method, path, body in (("POST", "/api/test-helpers/advance-clock", {"days": 1}),
                                ("GET", "/api/test-helpers/clock", None)):

@@ -109,7 +109,7 @@ async def live(aiohttp_server, base_settings, clock, browser):
                        cors_origins=[shop])
     await aiohttp_server(create_app(settings, clock=clock), port=port)
     await aiohttp_server(_shop_app(base), port=shop_port)
-    from services.merchants import create_merchant
+    from services.identity.merchants import create_merchant
     m, keys = await create_merchant(email=f"shop-{os.urandom(4).hex()}@example.com", name="Souk Online")
     return Live(base, shop, keys["secret_key"], keys["publishable_key"], m.id, *browser)
 

@@ -299,8 +299,8 @@ def test_every_label_exists_in_every_locale_and_the_locale_is_picked_in_order():
 
 async def test_an_invoice_paid_twice_at_once_gives_the_second_charge_back(client, merchant):
     """Two page loads of one invoice, both submitted: the second charge is refunded and answers 410."""
-    from services import checkout
-    from services.cards import card_from_number
+    from services.payments import checkout
+    from services.payments.cards import card_from_number
 
     cid = await customer(client, merchant.sk, email="twice@example.com", saved_card=None)
     status, inv = await call(client, "POST", "/api/invoices", merchant.sk,

@@ -12,7 +12,7 @@ import pytest
 from aiohttp import web
 
 from models.receipts import Receipt
-from services import receipts
+from services.payments import receipts
 from tests.billing_fixtures import customer
 from tests.checkout_fixtures import DECLINED, call, card_form, make_link, path_of, submit
 from tests.conftest import gql

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from models.events import Event
-from services import money, webhooks
+from services import webhooks
+from services.money import currencies as money
 from tests.crm_fixtures import crm, signup  # noqa: F401
 from tests.helpers import bearer, gql
 from tests.intents_fixtures import create as create_intent

@@ -2,7 +2,7 @@
 import os
 
 from models.core import ApiKey
-from services import auth
+from services.identity import auth
 from tests.conftest import bearer, gql
 
 

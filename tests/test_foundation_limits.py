@@ -189,7 +189,7 @@ async def test_unknown_paths_and_methods(client, merchant):
 
 
 async def test_unexpected_error_is_500_with_request_id_and_no_traceback(client, merchant, monkeypatch, caplog):
-    from services import api_keys
+    from services.identity import api_keys
 
     async def broken(**kw):
         raise RuntimeError("secret internals sk_test_should_not_leak")
@@ -207,7 +207,7 @@ async def test_unexpected_error_is_500_with_request_id_and_no_traceback(client, 
 
 
 async def test_graphql_unexpected_error_is_masked(client, merchant, monkeypatch):
-    from services import merchants
+    from services.identity import merchants
 
     async def broken(**kw):
         raise RuntimeError("boom")

@@ -7,7 +7,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.payments import Payment
-from services import api_keys, ratelimit
+from services.identity import api_keys, ratelimit
 from tests.conftest import bearer
 from tests.payments_fixtures import pay
 
@@ -92,7 +92,8 @@ async def test_insert_all_writes_every_row_or_none(client, merchant):
     from tortoise.exceptions import IntegrityError
 
     from models.events import Event
-    from services import events, ledger
+    from services import events
+    from services.money import ledger
 
     status, body = await pay(client, merchant.sk)
     assert status == 200

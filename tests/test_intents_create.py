@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 
 from models.intents import PaymentIntent
-from services import pricing, settlement
+from services.money import settlement
+from services.payments import pricing
 from tests.intents_fixtures import create, err, get, set_country
 from tests.helpers import bearer
 

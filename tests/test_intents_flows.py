@@ -8,8 +8,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from models.events import Event
 from models.intents import PaymentIntent, PaymentMethod
-from services import ledger
-from services.intents import expire_intents
+from services.money import ledger
+from services.payments.intents import expire_intents
 from tests.helpers import bearer
 from tests.intents_fixtures import RETURN_URL, confirm, create, err, get, post
 
@@ -299,7 +299,7 @@ async def test_invalid_key_and_livemode_follows_the_key(client, merchant):
     assert r.status == 401 and (await r.json())["error"]["code"] == "invalid_api_key"
     r = await client.post("/v1/payments/intent", json={})
     assert r.status == 401
-    from services.api_keys import issue_key
+    from services.identity.api_keys import issue_key
     _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
     i = await create(client, live)
     assert i["livemode"] is True

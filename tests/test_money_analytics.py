@@ -5,7 +5,7 @@ oldest first, providers' volume, approval rate and median latency; per currency 
 from __future__ import annotations
 
 from models.payments import Payment, PaymentAttempt
-from services import analytics
+from services.money import analytics
 from tests.crm_fixtures import crm, signup  # noqa: F401
 from tests.helpers import gql
 from tests.money_fixtures import at, get

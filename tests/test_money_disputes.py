@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models.events import Event
 from models.payments import Payment
-from services import disputes
+from services.money import disputes
 from tests.helpers import gql
 from tests.money_fixtures import DISPUTE_CARD, advance, amounts, at, check_invariants, get, pay_ok, run_until
 from tests.payments_fixtures import call

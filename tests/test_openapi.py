@@ -13,7 +13,7 @@ from aiohttp import web
 from openapi_spec_validator import validate
 
 from rest_compat.openapi import UNDESCRIBED
-from services import money
+from services.money import currencies as money
 from tests.helpers import bearer
 from tests.crm_fixtures import crm, new_email, signup  # noqa: F401
 

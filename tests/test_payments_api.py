@@ -6,7 +6,7 @@ import pytest
 
 from models.events import Event
 from models.payments import Payment, PaymentAttempt, Refund
-from services import ledger
+from services.money import ledger
 from tests.payments_fixtures import (APPROVED, CURRENCIES, DECLINED, INSUFFICIENT, PROCESSING_ERROR, THREE_DS,
                                      call, card, no_exploration, pay)  # noqa: F401
 
@@ -261,7 +261,7 @@ async def test_every_currency_charges_and_books_fees_in_its_minor_units(client, 
     status, body = await pay(client, merchant.sk, amount, currency)
     assert status == 200 and body["status"] == "succeeded"
     p = await Payment.get(id=body["id"])
-    from services.providers import registry
+    from services.payments.providers import registry
     assert p.fee == registry.get(p.provider).fee(amount, currency) > 0
     bal = await ledger.balances(merchant_id=merchant.id, livemode=False)
     assert bal[("provider_receivable", currency)] == amount
@@ -275,8 +275,8 @@ async def test_every_currency_charges_and_books_fees_in_its_minor_units(client, 
 def test_fees_round_half_up_once_in_three_decimal_currencies():
     from decimal import Decimal
 
-    from services.money import format_amount
-    from services.providers import registry
+    from services.money.currencies import format_amount
+    from services.payments.providers import registry
     gulf = registry.get("gulfnet")
     assert gulf.fee(1_000, "KWD") == 72             # 1.000 KWD * 2.2% = 0.022 + 0.050 fixed
     assert gulf.fee(1_025, "KWD") == 73             # 22.55 fils -> 23, + 50

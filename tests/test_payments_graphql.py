@@ -3,7 +3,7 @@ node(id:), and a fixed number of SQL statements for a page of payments with cust
 from __future__ import annotations
 
 from models.payments import Customer, Payment, Refund
-from services import payments, routing
+from services.payments import payments, routing
 from services.principal import Principal
 from tests.helpers import gql
 from tests.payments_fixtures import APPROVED, DECLINED, call, count_statements, no_exploration  # noqa: F401

@@ -10,7 +10,8 @@ from collections import defaultdict
 import pytest
 
 from models.payments import LedgerEntry, Payment
-from services import ledger, payments
+from services.money import ledger
+from services.payments import payments
 from services.errors import DomainError
 from services.principal import Principal
 from tests.payments_fixtures import APPROVED, CURRENCIES, DECLINED, no_exploration  # noqa: F401

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from models.payments import Payment, PaymentAttempt, RoutingRule
-from services import routing
+from services.payments import routing
 from tests.payments_fixtures import APPROVED, DECLINED, call, card, no_exploration, pay  # noqa: F401
 
 NOW = 1_800_000_000.0
@@ -192,7 +192,7 @@ async def test_risk_signals_are_explained(client, merchant):
 async def test_velocity_signals_per_card_and_per_client_address(client, merchant, clock):
     """Card velocity counts the card's recent payments platform-wide; address velocity counts at
     most 100 (its highest tier), so a busy address costs a bounded read."""
-    from services import cards, risk
+    from services.payments import cards, risk
     from services.principal import Principal
 
     principal = Principal(merchant_id=merchant.id, livemode=False, kind="secret", key_id=None)

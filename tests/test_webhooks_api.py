@@ -7,7 +7,8 @@ import hmac
 import json
 
 from models.webhooks import WebhookEndpoint
-from services import api_keys, webhooks
+from services import webhooks
+from services.identity import api_keys
 from tests.helpers import bearer, gql
 from tests.webhooks_fixtures import emit, receiver  # noqa: F401
 

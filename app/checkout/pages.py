@@ -33,7 +33,7 @@ from aiohttp import web
 
 from app.checkout import i18n
 from rest_compat.routing import json_response, request_id
-from services import checkout, pricing, receipts
+from services.payments import checkout, pricing, receipts
 from services.errors import DomainError, NotFound, RateLimited, ValidationError
 from services.infra.runtime import runtime
 

@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 from app.workers import poll_loop
-from services import intents
+from services.payments import intents
 
 log = logging.getLogger("qafila.workers.intents")
 

@@ -7,7 +7,7 @@ import logging
 
 from app.workers import poll_loop
 from app.workers.webhooks import owner_name
-from services import receipts
+from services.payments import receipts
 
 log = logging.getLogger("qafila.workers.receipts")
 

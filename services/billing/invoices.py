@@ -21,12 +21,13 @@ from models import _lookup as lookup
 from models.billing import Invoice, InvoiceCounter, MerchantProfile
 from models.core import Merchant
 from models.payments import Customer
-from services import customers, events
+from services import events
+from services.payments import customers
 from services.billing import test_clock
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
-from services.money import LIMITS, check_currency, format_amount, round_minor
+from services.money.currencies import LIMITS, check_currency, format_amount, round_minor
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso

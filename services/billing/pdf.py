@@ -32,7 +32,7 @@ from pathlib import Path
 import segno
 from fpdf import FPDF
 
-from services.money import EXPONENTS
+from services.money.currencies import EXPONENTS
 
 __all__ = [
     "FONTS_DIR", "LABELS", "LOCALES", "InvoiceDocument", "Line", "Party",

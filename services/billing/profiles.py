@@ -9,7 +9,7 @@ from models.core import Merchant
 from services.errors import ValidationError
 from services.infra.runtime import runtime
 from services.principal import Principal
-from services.settlement import MARKETS
+from services.money.settlement import MARKETS
 from services.validation import Fields
 
 _TAX_NUMBER = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .\-/]{2,31}")

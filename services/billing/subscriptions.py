@@ -21,11 +21,12 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import Subscription
 from models.payments import Customer
-from services import events, payments, scheduler
+from services import events, scheduler
+from services.payments import payments
 from services.billing import dates, invoices, test_clock
 from services.errors import InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import check_id, new_id
-from services.money import check_amount, check_currency
+from services.money.currencies import check_amount, check_currency
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso

@@ -15,8 +15,8 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from models.crm import Company, RefreshToken, SessionFamily, User
-from services import ratelimit
-from services.auth import bearer
+from services.identity import ratelimit
+from services.identity.auth import bearer
 from services.crm.currency import check_currency, currency_of_country
 from services.errors import AuthenticationError, Conflict, NotFound, PermissionDenied, RateLimited, ValidationError
 from services.ids import new_id, random_token

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from services import money
+from services.money import currencies as money
 from services.errors import ValidationError
 
 # The payment currencies (services/money.py) plus those deals are often quoted in.

@@ -44,7 +44,7 @@ async def http():
 
 
 async def _merchant_key() -> str:
-    from services.merchants import create_merchant
+    from services.identity.merchants import create_merchant
     _, keys = await create_merchant(email=f"burst-{os.urandom(6).hex()}@example.com", name="Burst")
     return keys["secret_key"]
 

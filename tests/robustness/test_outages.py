@@ -74,7 +74,7 @@ async def stack(base_settings, clock):
 
 
 async def _merchant_key() -> str:
-    from services.merchants import create_merchant
+    from services.identity.merchants import create_merchant
     _, keys = await create_merchant(email=f"outage{next(EMAIL_N)}-{os.urandom(4).hex()}@example.com", name="Shop")
     return keys["secret_key"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from services import ledger
+from services.money import ledger
 from tests.intents_fixtures import create
 from tests.helpers import bearer
 

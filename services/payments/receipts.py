@@ -20,7 +20,7 @@ from models.core import Merchant
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
 from models.receipts import Receipt
-from services import pricing
+from services.payments import pricing
 from services.ids import new_id
 from services.infra.runtime import runtime
 
@@ -160,7 +160,7 @@ async def view(payment_id: str) -> ReceiptView | None:
     m = await Merchant.get(id=i.merchant_id)
     brand = last4 = None
     if i.payment_method_ref:
-        from services.payment_methods import TEST_METHODS, _test_method
+        from services.payments.payment_methods import TEST_METHODS, _test_method
         from models.intents import PaymentMethod
         if i.payment_method_ref in TEST_METHODS:
             pm = _test_method(i.payment_method_ref)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import jwt
 import orjson
 
-from services import api_keys, merchants, ratelimit
+from services.identity import api_keys, merchants, ratelimit
 from services.errors import AuthenticationError, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from services.errors import ValidationError
-from services import money
-from services.money import CURRENCIES, exponent, round_minor
+from services.money import currencies as money
+from services.money.currencies import CURRENCIES, exponent, round_minor
 
 # The home currency of each market (the merchant's settlement currency).
 MARKET_CURRENCY: dict[str, str] = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": "KWD", "QA": "QAR",

@@ -22,15 +22,17 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import SavedCard
 from models.payments import Payment, PaymentAttempt, Refund
-from services import analytics, cards, customers, events, idempotency, ledger, markets, receipts, risk, routing
+from services import events, idempotency
+from services.money import analytics, ledger, markets
+from services.payments import cards, customers, receipts, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
-from services.money import CURRENCIES, check_amount, check_currency
+from services.money.currencies import CURRENCIES, check_amount, check_currency
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
-from services.providers import registry
-from services.providers.base import AuthorizationRequest
+from services.payments.providers import registry
+from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
 from services.validation import Fields, check_datetime, check_enum, check_str
 

@@ -29,11 +29,12 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.core import Merchant
 from models.money import BalanceLine, MoneyAccount, Settlement
-from services import events, ledger, markets, scheduler, settlement
+from services import events, scheduler
+from services.money import ledger, markets, settlement
 from services.billing import test_clock
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
-from services.money import CURRENCIES
+from services.money.currencies import CURRENCIES
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso

@@ -21,10 +21,10 @@ from typing import Any
 
 from models import _lookup as lookup
 from models.money import LatencyRollup, PaymentRollup
-from services import markets
+from services.money import markets
 from services.billing import test_clock
 from services.errors import ValidationError
-from services.money import CURRENCIES
+from services.money.currencies import CURRENCIES
 from services.principal import Principal
 
 PERIODS = {"7d": 7, "30d": 30, "90d": 90}

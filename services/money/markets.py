@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from models import _lookup as lookup
 from models.core import Merchant
-from services import settlement
+from services.money import settlement
 
 DEFAULT_MARKET = "TR"
 

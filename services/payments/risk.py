@@ -16,7 +16,7 @@ from datetime import timedelta
 
 from models import _lookup as lookup
 from models.payments import Payment
-from services.cards import Card
+from services.payments.cards import Card
 from services.infra.runtime import runtime
 from services.principal import Principal
 

@@ -5,13 +5,13 @@ Adding a real provider is one new module defining a `Provider` subclass instance
 `PROVIDER`, listed in `registry.MODULES`.
 
 Usage:
-    from services.providers import registry, AuthorizationRequest
+    from services.payments.providers import registry, AuthorizationRequest
     provider = registry.get("anatolia")
     result = await provider.authorize(AuthorizationRequest(payment_id=..., amount=..., currency=...,
                                                            card=card, attempt=1))
     if result.approved: ...
     elif result.retryable: ...   # soft decline or provider error: the router may cascade
 """
-from services.providers.base import (AuthorizationRequest, OperationResult, Provider,  # noqa: F401
+from services.payments.providers.base import (AuthorizationRequest, OperationResult, Provider,  # noqa: F401
                                      ProviderResult)
-from services.providers import registry  # noqa: F401,E402
+from services.payments.providers import registry  # noqa: F401,E402

@@ -21,11 +21,12 @@ from models.billing import Invoice
 from models.core import Merchant
 from models.intents import PaymentIntent
 from models.links import PaymentLink
-from services import cards, intents, links, payments, ratelimit, receipts
+from services.identity import ratelimit
+from services.payments import cards, intents, links, payments, receipts
 from services.billing import invoices
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra.runtime import runtime
-from services.payment_methods import create_payment_method
+from services.payments.payment_methods import create_payment_method
 from services.principal import Principal
 from services.validation import Fields, check_email
 
@@ -310,7 +311,7 @@ async def get_challenge(*, checkout_id: str, token: str | None) -> Challenge:
 async def _method_of(i: PaymentIntent) -> tuple[str | None, str | None]:
     if not i.payment_method_ref:
         return None, None
-    from services.payment_methods import resolve_payment_method
+    from services.payments.payment_methods import resolve_payment_method
     try:
         pm = await resolve_payment_method(principal=Principal(i.merchant_id, i.livemode, "secret"),
                                           payment_method_id=i.payment_method_ref)

@@ -5,7 +5,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from models.core import Merchant
-from services import api_keys
+from services.identity import api_keys
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime

@@ -17,7 +17,7 @@ from decimal import ROUND_HALF_UP, Decimal
 import segno
 
 from services.errors import ValidationError
-from services.pricing import USD_RATES, to_major
+from services.payments.pricing import USD_RATES, to_major
 
 ASSETS = ("USDT", "BTC", "ETH")
 NETWORKS = ("trc20", "erc20", "bep20", "bitcoin", "ethereum")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models.intents import PaymentMethod
-from services import cards
+from services.payments import cards
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime

@@ -11,9 +11,9 @@ import hashlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from services import cards
-from services.cards import Card
-from services.money import percent_of, round_minor
+from services.payments import cards
+from services.payments.cards import Card
+from services.money.currencies import percent_of, round_minor
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 import importlib
 
 from services.errors import ValidationError
-from services.providers.base import Provider
+from services.payments.providers.base import Provider
 
-MODULES = ["services.providers.anatolia", "services.providers.gulfnet", "services.providers.nilepay",
-           "services.providers.atlas"]
+MODULES = ["services.payments.providers.anatolia", "services.payments.providers.gulfnet", "services.payments.providers.nilepay",
+           "services.payments.providers.atlas"]
 
 _PROVIDERS: dict[str, Provider] = {}
 

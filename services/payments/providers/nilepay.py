@@ -1,7 +1,7 @@
 """NilePay (sandbox): Egypt and Iraq; slower, lower approval, low fixed fee."""
 from decimal import Decimal
 
-from services.providers.base import SandboxProvider
+from services.payments.providers.base import SandboxProvider
 
 PROVIDER = SandboxProvider(name="nilepay", currencies=frozenset({"EGP", "IQD"}), countries=frozenset({"EG", "IQ"}),
                            fee_rate=Decimal("0.0250"), fee_fixed={"EGP": 100, "IQD": 250_000}, latency_ms=420,

@@ -15,11 +15,13 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.money import Dispute
 from models.payments import Payment
-from services import cards, events, ledger, scheduler
+from services import events, scheduler
+from services.money import ledger
+from services.payments import cards
 from services.billing import test_clock
 from services.errors import InvalidState, NotFound, ValidationError
 from services.ids import new_id
-from services.money import EXPONENTS
+from services.money.currencies import EXPONENTS
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
@@ -120,7 +122,7 @@ async def _due_open(scope: scheduler.Scope, until: datetime, limit: int) -> list
 
 async def open_dispute(payment_id: str, due: datetime) -> str | None:
     """The cardholder disputes the payment (a job run)."""
-    from services.payments import event_object
+    from services.payments.payments import event_object
 
     async with in_transaction():
         p = await Payment.filter(id=payment_id).select_for_update(skip_locked=True).first()

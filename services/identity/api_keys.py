@@ -9,7 +9,7 @@ import hashlib
 from dataclasses import dataclass
 
 from models.core import ApiKey
-from services import ratelimit
+from services.identity import ratelimit
 from services.errors import AuthenticationError, NotFound, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime

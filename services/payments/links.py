@@ -19,7 +19,7 @@ from models.payments import Payment
 from services.errors import InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
-from services.money import check_amount, check_currency
+from services.money.currencies import check_amount, check_currency
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.validation import Fields, check_datetime

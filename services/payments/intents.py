@@ -20,15 +20,17 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
-from services import analytics, cards, crypto, events, idempotency, ledger, pricing, receipts, routing, settlement
+from services import events, idempotency
+from services.money import analytics, ledger, settlement
+from services.payments import cards, crypto, pricing, receipts, routing
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
-from services.payment_methods import resolve_payment_method
+from services.payments.payment_methods import resolve_payment_method
 from services.principal import Principal
-from services.providers.base import AuthorizationRequest
+from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
 from services.validation import MAX_INT, Fields, check_int, check_str
 

@@ -41,11 +41,11 @@ from models.payments import RoutingRule
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
-from services.money import check_currency
+from services.money.currencies import check_currency
 from services.pagination import Page
 from services.principal import Principal
-from services.providers import registry
-from services.providers.base import AuthorizationRequest, Provider, ProviderResult
+from services.payments.providers import registry
+from services.payments.providers.base import AuthorizationRequest, Provider, ProviderResult
 from services.validation import Fields, check_str
 
 STRATEGIES = ("smart", "fixed", "lowest_cost", "highest_approval")

@@ -1,7 +1,7 @@
 """GulfNet (sandbox): a Gulf acquirer for Saudi Arabia, the Emirates, Kuwait and Qatar."""
 from decimal import Decimal
 
-from services.providers.base import SandboxProvider
+from services.payments.providers.base import SandboxProvider
 
 PROVIDER = SandboxProvider(name="gulfnet", currencies=frozenset({"SAR", "AED", "KWD", "QAR"}),
                            countries=frozenset({"SA", "AE", "KW", "QA"}), fee_rate=Decimal("0.0220"),

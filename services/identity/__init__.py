@@ -1,0 +1,1 @@
+"""Identity: merchants, API keys, authentication and rate limits."""
