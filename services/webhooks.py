@@ -31,6 +31,7 @@ from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint, We
 from services.errors import InvalidState, NotFound, ValidationError
 from services.events import EVENT_TYPES
 from services.ids import new_id, random_token
+from services.infra import db
 from services.infra.runtime import runtime
 from services.infra.webhook_http import DeliveryResult, transport
 from services.pagination import Page, check_limit, paginate
@@ -243,14 +244,18 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
                             updated_at=now) for ep in targets)]
     # The whole batch in one write. If another dispatcher fanned out some of these events first,
     # drop those and write the rest again; event by event only if that keeps colliding.
+    # Two dispatchers may write overlapping batches at once: PostgreSQL may then pick one as a
+    # deadlock victim, which runs its statement again (never a failed pass).
     async def mark(ids: list[str]) -> None:
         if ids:
-            await Event.filter(id__in=ids).update(fanned_out=True)
+            await db.retrying(lambda: Event.filter(id__in=sorted(ids)).update(fanned_out=True),
+                              what="webhook fan-out mark")
 
     for _ in range(3):
         try:
             together = [r for ev, targets in plan for r in rows(ev, targets)]
-            await lookup.insert_all(sorted(together, key=lambda r: not isinstance(r, WebhookFanout)))
+            await db.retrying(lambda: lookup.insert_all(sorted(together, key=lambda r: not isinstance(r, WebhookFanout))),
+                              what="webhook fan-out")
             await mark([ev.id for ev, _ in plan])
             return sum(len(targets) for _, targets in plan)
         except IntegrityError:
