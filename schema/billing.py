@@ -257,6 +257,13 @@ def _clock(c: dict) -> TestClock:
                      ran=[ClockRun(**r) for r in c.get("ran", [])])
 
 
+async def _move(info: Info[Context, None], input: SubscriptionIdInput, service) -> SubscriptionPayload:
+    """pause, resume or cancel: the service's move, its refusal as a userError."""
+    principal = info.context.principal
+    s, errors = await user_errors(lambda: service(principal=principal, subscription_id=str(input.id)))
+    return SubscriptionPayload(subscription=Subscription.of(s) if s else None, user_errors=errors)
+
+
 # ---------------------------------------------------------------- root fields
 
 @strawberry.type
@@ -310,24 +317,15 @@ class Mutation:
 
     @strawberry.mutation
     async def subscription_pause(self, info: Info[Context, None], input: SubscriptionIdInput) -> SubscriptionPayload:
-        principal = info.context.principal
-        s, errors = await user_errors(lambda: subscriptions.pause_subscription(principal=principal,
-                                                                              subscription_id=str(input.id)))
-        return SubscriptionPayload(subscription=Subscription.of(s) if s else None, user_errors=errors)
+        return await _move(info, input, subscriptions.pause_subscription)
 
     @strawberry.mutation
     async def subscription_resume(self, info: Info[Context, None], input: SubscriptionIdInput) -> SubscriptionPayload:
-        principal = info.context.principal
-        s, errors = await user_errors(lambda: subscriptions.resume_subscription(principal=principal,
-                                                                               subscription_id=str(input.id)))
-        return SubscriptionPayload(subscription=Subscription.of(s) if s else None, user_errors=errors)
+        return await _move(info, input, subscriptions.resume_subscription)
 
     @strawberry.mutation
     async def subscription_cancel(self, info: Info[Context, None], input: SubscriptionIdInput) -> SubscriptionPayload:
-        principal = info.context.principal
-        s, errors = await user_errors(lambda: subscriptions.cancel_subscription(principal=principal,
-                                                                               subscription_id=str(input.id)))
-        return SubscriptionPayload(subscription=Subscription.of(s) if s else None, user_errors=errors)
+        return await _move(info, input, subscriptions.cancel_subscription)
 
     @strawberry.mutation
     async def invoice_create(self, info: Info[Context, None], input: InvoiceCreateInput) -> InvoicePayload:

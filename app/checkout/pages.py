@@ -232,7 +232,9 @@ def _csrf_refused(page: Page, cid: str) -> web.Response:
     return page.message("forbidden", 403, page.t.forbidden_title, page.t.forbidden_body)
 
 
-async def checkout_submit(request: web.Request) -> web.Response:
+async def _admit_post(request: web.Request):
+    """A page's form POST: the form, the checkout, the page and the CSRF nonce -- or the answer
+    that refuses it (415 not a form, 404/410 no such checkout, 403 a bad CSRF token)."""
     cid = request.match_info["id"]
     try:
         form = await _form(request)
@@ -246,6 +248,14 @@ async def checkout_submit(request: web.Request) -> web.Response:
         nonce = check_csrf(cid, form.get("csrf"))
     except CsrfRefused:
         return _csrf_refused(page, cid)
+    return cid, form, c, page, nonce
+
+
+async def checkout_submit(request: web.Request) -> web.Response:
+    admitted = await _admit_post(request)
+    if isinstance(admitted, web.Response):
+        return admitted
+    cid, form, c, page, nonce = admitted
     try:
         if form.get("action") == "confirm":
             outcome = await checkout.confirm_offline(checkout_id=cid, client_address=request.remote)
@@ -324,19 +334,10 @@ async def authenticate_page(request: web.Request) -> web.Response:
 
 
 async def authenticate_submit(request: web.Request) -> web.Response:
-    cid = request.match_info["id"]
-    try:
-        form = await _form(request)
-    except ValidationError:
-        return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
-    c = await _load(Page(request), cid)
-    if isinstance(c, web.Response):
-        return c
-    page = Page(request, preferred=c.locale)
-    try:
-        check_csrf(cid, form.get("csrf"))
-    except CsrfRefused:
-        return _csrf_refused(page, cid)
+    admitted = await _admit_post(request)
+    if isinstance(admitted, web.Response):
+        return admitted
+    cid, form, c, page, _ = admitted
     try:
         outcome = await checkout.complete_challenge(checkout_id=cid, token=form.get("token"),
                                                     outcome=form.get("outcome") or "", client_address=request.remote)
