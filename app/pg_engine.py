@@ -24,11 +24,23 @@ class _TimedPool:
         self._timeout = timeout
 
     async def acquire(self, *, timeout: float | None = None):
+        if self.has_idle_connection():
+            # A connected holder waits in the pool: taking it cannot block, so no timer is armed
+            # (asyncpg bounds a wait with asyncio.wait_for, a task per acquire: a tenth of a read).
+            return await self._pool.acquire()
         limit = timeout if timeout is not None else self._timeout
         try:
             return await self._pool.acquire(timeout=limit)
         except asyncio.TimeoutError:
             raise PoolTimeout("PostgreSQL", limit or 0) from None
+
+    def has_idle_connection(self) -> bool:
+        """True when an idle holder in the pool is connected (asyncpg hands those out first)."""
+        try:
+            holders = self._pool._queue._queue
+            return any(h.is_connected() for h in reversed(holders))
+        except AttributeError:          # another asyncpg layout: always take the bounded path
+            return False
 
     def __getattr__(self, name: str) -> Any:     # release, close, terminate, expire_connections, ...
         return getattr(self._pool, name)

@@ -46,10 +46,9 @@ async def payments_confirm(call: Call) -> dict:
 
 
 async def payments_retrieve(call: Call) -> dict:
-    i = await intents.get_intent(principal=call.principal, intent_id=call.params["id"],
-                                 client_secret=call.query.get("client_secret"))
+    i, r = await intents.get_intent_with_receipt(principal=call.principal, intent_id=call.params["id"],
+                                                 client_secret=call.query.get("client_secret"))
     out = intents.intent_object(i)
-    r = await receipts.state_of(i.id)
     if r is not None:          # present once the intent succeeded for a customer who can be reached
         out["receipt"] = {"channel": r.channel, "sent_to": r.sent_to, "status": r.status}
     return out

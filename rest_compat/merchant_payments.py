@@ -93,8 +93,7 @@ async def payments_list(call: Call) -> dict:
 
 
 async def payments_get(call: Call) -> dict:
-    p = await payments.get_payment(principal=call.principal, payment_id=call.params["id"])
-    r = await receipts.state_of(p.id)
+    p, r = await payments.get_payment_with_receipt(principal=call.principal, payment_id=call.params["id"])
     return {**payment_shape(p), "receipt": {"channel": r.channel, "sent_to": r.sent_to, "status": r.status}
             if r else None}
 

@@ -20,6 +20,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
+from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, settlement
 from services.payments import cards, crypto, pricing, receipts, routing
@@ -198,13 +199,17 @@ async def _load(principal: Principal, intent_id: str, *, client_secret: str | No
         intent = await lookup.first(PaymentIntent, id=intent_id, **principal.scope)
     if intent is None:
         raise NotFound("No such payment intent", param="id")
+    _check_client_secret(principal, intent, client_secret)
+    return intent
+
+
+def _check_client_secret(principal: Principal, intent: PaymentIntent, client_secret: str | None) -> None:
     if principal.kind == "publishable":
         # A publishable key reaches an intent only with that intent's client secret.
         if client_secret is None:
             raise ValidationError("client_secret is required with a publishable key", param="client_secret")
         if not hmac.compare_digest(str(client_secret), client_secret_of(intent)):
             raise NotFound("No such payment intent", param="id")
-    return intent
 
 
 # ---------------------------------------------------------------- create
@@ -361,6 +366,17 @@ async def _emit(intent: PaymentIntent, type_: str) -> None:
 
 async def get_intent(*, principal: Principal, intent_id: str, client_secret: str | None = None) -> PaymentIntent:
     return await _load(principal, intent_id, client_secret=client_secret)
+
+
+async def get_intent_with_receipt(*, principal: Principal, intent_id: str, client_secret: str | None = None
+                                  ) -> tuple[PaymentIntent, receipts.ReceiptState | None]:
+    """The intent (read-only: a lookup.RowView) and the state of its receipt, in one read."""
+    found = await lookup.first_with(PaymentIntent, Receipt, "payment_id", receipts.RECEIPT_COLUMNS,
+                                    as_view=True, id=intent_id, **principal.scope)
+    if found is None:
+        raise NotFound("No such payment intent", param="id")
+    _check_client_secret(principal, found[0], client_secret)
+    return found[0], receipts.state_from(found[1])
 
 
 def _unix(query: Mapping, name: str) -> datetime | None:

@@ -22,6 +22,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import SavedCard
 from models.payments import Payment, PaymentAttempt, Refund
+from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets
 from services.payments import cards, customers, receipts, risk, routing
@@ -270,6 +271,16 @@ async def get_payment(*, principal: Principal, payment_id: str) -> Payment:
     if p is None:
         raise NotFound()
     return p
+
+
+async def get_payment_with_receipt(*, principal: Principal, payment_id: str
+                                   ) -> tuple[Payment, receipts.ReceiptState | None]:
+    """The payment (read-only: a lookup.RowView) and the state of its receipt, in one read."""
+    found = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
+                                    id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
+    if found is None:
+        raise NotFound()
+    return found[0], receipts.state_from(found[1])
 
 
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,

@@ -120,6 +120,14 @@ async def state_of(payment_id: str) -> ReceiptState | None:
     return ReceiptState(r.channel, r.sent_to, r.status) if r else None
 
 
+RECEIPT_COLUMNS = ("channel", "sent_to", "status")
+
+
+def state_from(joined: dict | None) -> ReceiptState | None:
+    """The receipt state from a row read with `lookup.first_with(..., Receipt, "payment_id", RECEIPT_COLUMNS)`."""
+    return ReceiptState(joined["channel"], joined["sent_to"], joined["status"]) if joined else None
+
+
 async def states_of(payment_ids: list[str]) -> dict[str, ReceiptState]:
     rows = await Receipt.filter(payment_id__in=list(set(payment_ids))) if payment_ids else []
     return {r.payment_id: ReceiptState(r.channel, r.sent_to, r.status) for r in rows}
