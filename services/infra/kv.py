@@ -105,47 +105,84 @@ return {v, n, marked and 1 or 0}
 """
 
 
+def _fast_pool_class():
+    import redis.asyncio as redis
+
+    class FastBlockingPool(redis.BlockingConnectionPool):
+        """redis-py's BlockingConnectionPool, taking an idle connection without the wait
+        machinery (a condition, a timeout and metrics calls per command) when one is there; the
+        bounded wait applies only when every connection is in use."""
+
+        async def get_connection(self, command_name=None, *keys, **options):
+            if not self._available_connections:
+                return await super().get_connection(command_name, *keys, **options)
+            connection = self._available_connections.pop()
+            self._in_use_connections.add(connection)
+            try:
+                await self.ensure_connection(connection)
+            except BaseException:
+                await self.release(connection)
+                raise
+            return connection
+
+    return FastBlockingPool
+
+
 class RedisStore:
     """Redis through a bounded, blocking pool: a burst waits up to `pool_timeout` for a free
     connection (then redis raises ConnectionError("No connection available."), answered 503 by
     services.infra.faults) instead of opening connections without limit. A failed command is
     retried once at once (a connection left stale by a Redis restart), never with long backoffs:
-    while Redis is down a request fails fast, and the pool reconnects when it is back."""
+    while Redis is down a request fails fast, and the pool reconnects when it is back.
+
+    Each command is bounded by one timer (`command_timeout`, asyncio.timeout) rather than redis-py's
+    socket timeout, which wraps every send in a task of its own (asyncio.wait_for); a command cut
+    off disconnects its connection (redis-py closes a connection interrupted mid-command), and the
+    timeout is raised as redis' own TimeoutError, an outage for services.infra.faults."""
 
     name = "redis"
 
-    def __init__(self, url: str, *, pool_size: int = 50, pool_timeout: float = 5.0):
+    def __init__(self, url: str, *, pool_size: int = 50, pool_timeout: float = 5.0, command_timeout: float = 5.0):
         import redis.asyncio as redis
         from redis.asyncio.retry import Retry
         from redis.backoff import NoBackoff
 
-        pool = redis.BlockingConnectionPool.from_url(
+        pool = _fast_pool_class().from_url(
             url, max_connections=pool_size, timeout=pool_timeout, decode_responses=True,
-            socket_timeout=5, socket_connect_timeout=min(5.0, pool_timeout), retry=Retry(NoBackoff(), 1))
+            socket_connect_timeout=min(5.0, pool_timeout), retry=Retry(NoBackoff(), 1))
         self._redis = redis.Redis.from_pool(pool)
         self._incr = self._redis.register_script(_INCR_SCRIPT)
         self._get_incr_mark = self._redis.register_script(_GET_INCR_MARK_SCRIPT)
+        self._timeout = command_timeout
+
+    async def _bounded(self, awaitable):
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await awaitable
+        except TimeoutError:
+            import redis.exceptions as rx
+            raise rx.TimeoutError(f"Redis did not answer within {self._timeout:g} s") from None
 
     async def ping(self) -> bool:
         return bool(await asyncio.wait_for(self._redis.ping(), 2))
 
     async def get(self, key: str) -> str | None:
-        return await self._redis.get(key)
+        return await self._bounded(self._redis.get(key))
 
     async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool:
         px = int(ttl * 1000) if ttl else None
-        return bool(await self._redis.set(key, value, px=px, nx=nx))
+        return bool(await self._bounded(self._redis.set(key, value, px=px, nx=nx)))
 
     async def delete(self, key: str) -> int:
-        return int(await self._redis.delete(key))
+        return int(await self._bounded(self._redis.delete(key)))
 
     async def incr(self, key: str, *, ttl: float) -> int:
-        return int(await self._incr(keys=[key], args=[int(ttl * 1000)]))
+        return int(await self._bounded(self._incr(keys=[key], args=[int(ttl * 1000)])))
 
     async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
                             marker_ttl: float) -> tuple[str | None, int, bool]:
-        got = await self._get_incr_mark(keys=[key, counter, marker],
-                                        args=[int(counter_ttl * 1000), int(marker_ttl * 1000)])
+        got = await self._bounded(self._get_incr_mark(keys=[key, counter, marker],
+                                                      args=[int(counter_ttl * 1000), int(marker_ttl * 1000)]))
         if not got:
             return None, 0, False
         value, count, marked = got
