@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from pathlib import Path
 
 import aiohttp_cors
@@ -15,7 +16,7 @@ from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
 from rest_compat import openapi as openapi_document
-from rest_compat.routing import (Interface, build_subapp, json_response, new_request_id,
+from rest_compat.routing import (MAX_BODY, Interface, add_routes, error_response, json_response, new_request_id,
                                  outage_error)
 from schema import build_schema
 from services.identity import auth
@@ -25,20 +26,57 @@ from services.infra.mail import Mailer
 log = logging.getLogger("qafila")
 
 BACKEND = web.AppKey("backend", Backend)
+INTERFACES = web.AppKey("interfaces", tuple)
 SETTINGS = web.AppKey("settings", Settings)
 _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
-@web.middleware
-async def request_id_middleware(request: web.Request, handler):
-    incoming = request.headers.get("X-Request-Id", "")
-    # One format (docs/decisions.md): the caller's X-Request-Id if it is safe to echo, else
-    # `req_` + 24 base62 characters; the header and every error body carry the same value.
-    rid = incoming if _SAFE_REQUEST_ID.fullmatch(incoming) else new_request_id()
-    request["request_id"] = rid
+def edge_middleware(access_log: bool):
+    """The one root middleware: the request id (the caller's X-Request-Id if it is safe to echo,
+    else `req_` + 24 base62 characters; the header and every error body carry the same value),
+    the JSON answer to anything unanswered (404/405 outside a REST interface, or with the
+    interface's renderer under its prefix; 500; 503 for an outage), and the access line
+    (app/logs.py) when `access_log`. One layer instead of two per request."""
+    line = logs.access_line if access_log else None
+
+    @web.middleware
+    async def edge(request: web.Request, handler):
+        started = time.perf_counter()
+        incoming = request.headers.get("X-Request-Id")
+        rid = incoming if incoming and _SAFE_REQUEST_ID.fullmatch(incoming) else new_request_id()
+        request["request_id"] = rid
+        status = 500
+        try:
+            response = await _answer(request, handler, rid)
+            status = response.status
+            return response
+        except web.HTTPException as exc:
+            status = exc.status
+            raise
+        finally:
+            if line is not None:
+                line(request, status, started, rid)
+    return edge
+
+
+def interface_of(request: web.Request) -> Interface | None:
+    """The REST interface whose prefix the request's path is under, if any."""
+    path = request.path
+    for iface in request.app.get(INTERFACES, ()):
+        if path == iface.prefix or path.startswith(iface.prefix + "/"):
+            return iface
+    return None
+
+
+async def _answer(request: web.Request, handler, rid: str) -> web.StreamResponse:
     try:
         response = await handler(request)
     except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+        iface = interface_of(request)
+        if iface is not None:          # under a REST interface's prefix: its own error shape
+            response = error_response(iface, request, exc)
+            response.headers["X-Request-Id"] = rid
+            return response
         # Outside the REST sub-applications (an unknown path): the JSON error body, not aiohttp's text.
         headers = {"X-Request-Id": rid}
         if isinstance(exc, web.HTTPMethodNotAllowed):
@@ -85,6 +123,7 @@ def _openapi(app: web.Application, interfaces: list[Interface], kind: str, setti
     if OPENAPI_DOC not in app:
         own = [(route.method, route.resource.canonical) for route in app.router.routes()
                if route.resource is not None and not isinstance(route.resource, web.PrefixedSubAppResource)
+               and not any(route.resource.canonical.startswith(i.prefix + "/") for i in interfaces)
                and not (route.name or "").startswith("page:")]     # HTML pages: app/checkout
         crm = kind == "crm"
         app[OPENAPI_DOC] = openapi_document.document(
@@ -101,12 +140,13 @@ async def docs_page(request: web.Request) -> web.FileResponse:
 
 
 def _mount(app: web.Application, iface: Interface, cors) -> None:
-    sub = build_subapp(iface)
-    if cors is not None:
-        sub_cors = _cors(sub, app[SETTINGS])
-        for route in list(sub.router.routes()):
-            sub_cors.add(route)
-    app.add_subapp(iface.prefix, sub)
+    """The interface's routes on the application itself, under its prefix (not a sub-application:
+    one router lookup and no per-application middleware step per request); the edge middleware
+    answers an unknown path under the prefix in the interface's error shape."""
+    for route in add_routes(app, iface):
+        if cors is not None:
+            cors.add(route)
+    app[INTERFACES] = (*app.get(INTERFACES, ()), iface)
 
 
 def interfaces(kind: str) -> list[Interface]:
@@ -132,7 +172,7 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     one (kind="crm": its own /api, /graphql, /health). Without a shared `backend` the app
     owns one and starts/stops it with its cleanup context."""
     settings = settings or (backend.settings if backend else load_settings())
-    app = web.Application(middlewares=[logs.access_middleware_factory(settings.access_log), request_id_middleware])
+    app = web.Application(middlewares=[edge_middleware(settings.access_log)], client_max_size=MAX_BODY)
     app[SETTINGS] = settings
     webhook_sender.install()           # services deliver webhooks through aiohttp
     owned = backend is None

@@ -41,7 +41,7 @@ def new_request_id() -> str:
 
 
 def request_id(request: web.Request) -> str:
-    """The request's id (app/server.py request_id_middleware sets it and the X-Request-Id
+    """The request's id (app/server.py edge_middleware sets it and the X-Request-Id
     header); one is made and kept on the request if no middleware ran, so a body and its
     header never disagree."""
     rid = request.get("request_id")
@@ -206,53 +206,57 @@ def _error_response(iface: Interface, err: DomainError, rid: str) -> web.Respons
     return json_response(iface.render_error(err, rid), status=err.status, headers=headers)
 
 
-def build_subapp(iface: Interface) -> web.Application:
-    @web.middleware
-    async def errors(request: web.Request, handler):
-        rid = request_id(request)
-        try:
-            return await handler(request)
-        except DomainError as err:
-            return _error_response(iface, err, rid)
-        except web.HTTPNotFound:
-            return _error_response(iface, NotFound(param=None), rid)
-        except web.HTTPMethodNotAllowed as exc:
-            err = DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed",
-                              status=405, headers={"Allow": ",".join(sorted(exc.allowed_methods))})
-            return _error_response(iface, err, rid)
-        except web.HTTPRequestEntityTooLarge:
-            return _error_response(iface, ValidationError("Request body is too large", code="body_too_large",
-                                                          status=413), rid)
-        except web.HTTPException:
-            raise
-        except Exception as exc:
-            outage = outage_error(request, exc)
-            if outage is not None:
-                return _error_response(iface, outage, rid)
-            log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
-            err = DomainError("Internal server error", code="internal_error", status=500)
-            err.type = "api_error"
-            return _error_response(iface, err, rid)
+def error_response(iface: Interface, request: web.Request, exc: Exception) -> web.Response | None:
+    """The interface's answer to what a route (or the router, for 404/405) raised; None for an
+    HTTPException to pass on as it is (a redirect)."""
+    rid = request_id(request)
+    if isinstance(exc, DomainError):
+        return _error_response(iface, exc, rid)
+    if isinstance(exc, web.HTTPNotFound):
+        return _error_response(iface, NotFound(param=None), rid)
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        err = DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed",
+                          status=405, headers={"Allow": ",".join(sorted(exc.allowed_methods))})
+        return _error_response(iface, err, rid)
+    if isinstance(exc, web.HTTPRequestEntityTooLarge):
+        return _error_response(iface, ValidationError("Request body is too large", code="body_too_large",
+                                                      status=413), rid)
+    if isinstance(exc, web.HTTPException):
+        return None
+    outage = outage_error(request, exc)
+    if outage is not None:
+        return _error_response(iface, outage, rid)
+    log.error("unexpected error request_id=%s %s %s", rid, request.method, request.path, exc_info=exc)
+    err = DomainError("Internal server error", code="internal_error", status=500)
+    err.type = "api_error"
+    return _error_response(iface, err, rid)
 
-    app = web.Application(middlewares=[errors], client_max_size=MAX_BODY)
-    for route in iface.routes:
-        app.router.add_route(route.method, route.path, _wrap(iface, route))
-    return app
+
+def add_routes(app: web.Application, iface: Interface) -> list[web.AbstractRoute]:
+    """The interface's routes on `app`, under its prefix. Each route answers its own errors
+    (`_wrap`) in the interface's shape; what the router itself refuses under the prefix (404,
+    405) is answered by the root middleware with `error_response`."""
+    return [app.router.add_route(route.method, iface.prefix + route.path, _wrap(iface, route))
+            for route in iface.routes]
 
 
 def _wrap(iface: Interface, route: Route):
-    async def handle(request: web.Request) -> web.StreamResponse:
+    public = route.auth == "public"
+    allow_publishable = route.auth == "key_or_publishable"
+    keyed_post = route.method == "POST"
+
+    async def run(request: web.Request) -> web.StreamResponse:
         principal = None
-        if route.auth == "public":
+        if public:
             rule = iface.rate_rule
             state = await ratelimit.hit(rule, f"ip:{client_address(request)}")
         elif iface.admit is not None:
             rule = iface.rate_rule
             principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
-                                                 allow_publishable=route.auth == "key_or_publishable")
+                                                 allow_publishable=allow_publishable)
         else:
             principal = await iface.authenticate(request.headers.get("Authorization"),
-                                                 allow_publishable=route.auth == "key_or_publishable")
+                                                 allow_publishable=allow_publishable)
             rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
             state = await ratelimit.hit(rule, principal.credential_id)
         if not state.allowed:
@@ -260,7 +264,7 @@ def _wrap(iface: Interface, route: Route):
                               headers=state.headers())
         check_request(route, request)
         call = Call(request, principal)
-        key = call.idempotency_key if route.method == "POST" else None
+        key = call.idempotency_key if keyed_post else None
         if key and isinstance(principal, Principal) and route.idempotency == "route":
             result = await _idempotent(iface, route, call, key)
         else:
@@ -269,6 +273,15 @@ def _wrap(iface: Interface, route: Route):
             result.headers.update(state.headers())
             return result
         return json_response(result, status=route.status, headers=state.headers())
+
+    async def handle(request: web.Request) -> web.StreamResponse:
+        try:
+            return await run(request)
+        except Exception as exc:
+            answer = error_response(iface, request, exc)
+            if answer is None:
+                raise
+            return answer
 
     handle.__name__ = route.handler.__name__
     return handle
