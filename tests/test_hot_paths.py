@@ -122,3 +122,83 @@ def test_random_ids_are_uniform_over_62_characters():
     text = "".join(random_token(24) for _ in range(4000))          # 96,000 characters, ~1,548 of each
     counts = {c: text.count(c) for c in set(text)}
     assert len(counts) == 62 and min(counts.values()) > 1300 and max(counts.values()) < 1800
+
+
+async def test_a_payment_and_its_receipt_are_read_in_one_statement_as_the_orm_reads_them(client, merchant,
+                                                                                        make_merchant):
+    from models.receipts import Receipt
+    from services.payments import receipts
+    from tests.payments_fixtures import count_statements
+
+    status, body = await pay(client, merchant.sk, customer={"email": "reader@example.com"})
+    assert status == 200
+    with count_statements() as seen:
+        found = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
+                                        id=body["id"], merchant_id=merchant.id, livemode=False)
+    assert len(seen) == 1, seen
+    view, joined = found
+    orm = await Payment.get(id=body["id"])
+    for key, attr, _ in (*Payment._meta.db_native_fields, *Payment._meta.db_default_fields,
+                         *Payment._meta.db_complex_fields):
+        assert getattr(view, attr) == getattr(orm, attr), attr        # the values Tortoise gives
+    receipt = await Receipt.get(payment_id=body["id"])
+    assert joined == {"payment_id": body["id"], "channel": receipt.channel, "sent_to": receipt.sent_to,
+                      "status": receipt.status}
+    model, joined_too = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS,
+                                                id=body["id"], merchant_id=merchant.id, livemode=False)
+    assert isinstance(model, Payment) and model.pk == orm.pk and joined_too == joined
+
+    status, bare = await pay(client, merchant.sk)                      # no customer: no receipt
+    found = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
+                                    id=bare["id"], merchant_id=merchant.id, livemode=False)
+    assert found[0].id == bare["id"] and found[1] is None
+    other = await make_merchant()                                      # another tenant's id: nothing
+    assert await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
+                                   id=body["id"], merchant_id=other.id, livemode=False) is None
+
+
+async def test_an_idle_pooled_connection_is_taken_without_a_timer_and_a_busy_pool_still_times_out(backend):
+    from services.infra.faults import PoolTimeout
+
+    db = Payment._meta.db
+    await db.execute_query("SELECT 1")             # the pool is made on first use
+    pool = getattr(db, "_pool", None)
+    if pool is None or not hasattr(pool, "has_idle_connection"):
+        pytest.skip("the embedded database has no connection pool")
+    held = []
+    try:
+        while pool.has_idle_connection():          # take every connected holder
+            held.append(await pool.acquire())
+        size = pool._pool.get_max_size()
+        while len(held) < size:                    # and every holder not yet connected
+            held.append(await pool.acquire())
+        with pytest.raises(PoolTimeout):
+            await pool.acquire(timeout=0.2)        # nothing idle: the bounded wait applies
+    finally:
+        for con in held:
+            await pool.release(con)
+    assert pool.has_idle_connection()
+
+
+async def test_a_redis_command_that_does_not_answer_is_an_outage_and_frees_its_connection(backend):
+    import asyncio
+
+    from services.infra import faults
+
+    kv = backend.runtime.kv
+    if kv.name != "redis":
+        pytest.skip("the embedded store has no network")
+    key = f"t:{os.urandom(4).hex()}"
+    timeout = kv._timeout
+    kv._timeout = 0.3
+    try:
+        # BLPOP on an empty list blocks in Redis for 2 s: longer than the command bound.
+        with pytest.raises(Exception) as raised:
+            await kv._bounded(kv._redis.blpop([key], timeout=2))
+        assert faults.is_outage(raised.value) and faults.classify(raised.value) == "down"
+    finally:
+        kv._timeout = timeout
+    await kv.set(key, "after")                     # the pool serves the next command cleanly
+    assert await kv.get(key) == "after"
+    assert await asyncio.gather(*(kv.incr(key + ":n", ttl=5) for _ in range(20))) is not None
+    assert await kv.get(key + ":n") == "20"
