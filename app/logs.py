@@ -5,7 +5,9 @@ header, a body, a key, a card number or a token."""
 from __future__ import annotations
 
 import logging
+import os
 import time
+import weakref
 
 import orjson
 from aiohttp import web
@@ -43,7 +45,6 @@ class BatchedStreamHandler(logging.StreamHandler):
     def __init__(self, stream=None):
         import io
         import sys
-        import threading
         target = stream or sys.stderr
         try:
             # The same file descriptor behind a 64 KiB buffer, not line-buffered as sys.stderr is.
@@ -52,6 +53,13 @@ class BatchedStreamHandler(logging.StreamHandler):
         except (AttributeError, OSError, ValueError):   # no file descriptor (a test's StringIO): as given
             pass
         super().__init__(target)
+        self._start_flusher()
+        ref = weakref.WeakMethod(self._start_flusher)
+        # A thread does not survive fork (`qafila serve --workers N`): each child starts its own.
+        os.register_at_fork(after_in_child=lambda: (ref() or (lambda: None))())
+
+    def _start_flusher(self) -> None:
+        import threading
         self._batched = threading.Event()
         threading.Thread(target=self._flusher, name="log-flush", daemon=True).start()
 
