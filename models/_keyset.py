@@ -40,14 +40,25 @@ from models.core import ListCount
 _SQL: dict[tuple, tuple[str, tuple]] = {}
 _JSON: dict[type, tuple[tuple[str, Any], ...]] = {}
 OPS = ("=", ">=", "<=", "<")
+_ABSENT = object()
 
 
 class Row:
-    """A row's values under the model's field names: what a shaper reads from an instance."""
-    __slots__ = ("__dict__",)
+    """A row's values under the model's field names: what a shaper reads from an instance.
+    A JSON column is decoded when first read (a list shaper may never read it)."""
+    __slots__ = ("__dict__", "_json")
 
-    def __init__(self, values: dict[str, Any]) -> None:
+    def __init__(self, values: dict[str, Any], json: dict[str, tuple[Any, str]]) -> None:
         self.__dict__ = values
+        self._json = json
+
+    def __getattr__(self, name: str) -> Any:          # only for names not (yet) in __dict__
+        try:
+            field, raw = self._json.pop(name)
+        except KeyError:
+            raise AttributeError(name) from None
+        value = self.__dict__[name] = field.to_python_value(raw)
+        return value
 
 
 def _json_columns(model: type[Model]) -> tuple[tuple[str, Any], ...]:
@@ -68,10 +79,16 @@ def _objects(model: type[Model], records: list, dialect: str) -> list:
     out = []
     for r in records:
         values = dict(r)
+        pending = {}
         for c, f in json_columns:
-            if values[c] is not None:
-                values[c] = f.to_python_value(values[c])
-        out.append(Row(values))
+            raw = values.pop(c, _ABSENT)
+            if raw is _ABSENT:            # not read (a narrow page)
+                continue
+            if raw is None:
+                values[c] = None
+            else:
+                pending[c] = (f, raw)
+        out.append(Row(values, pending))
     return out
 
 

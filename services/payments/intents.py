@@ -60,9 +60,16 @@ class InsufficientFunds(DomainError):
 
 # ---------------------------------------------------------------- derived values
 
+_KEYED: list = [None, None]      # (secret key, HMAC keyed with it): copied per use, not re-keyed
+
+
 def _sign(purpose: str, intent_id: str, n: int = 24) -> str:
-    key = runtime().config.secret_key.encode()
-    return hmac.new(key, f"{purpose}:{intent_id}".encode(), hashlib.sha256).hexdigest()[:n]
+    secret = runtime().config.secret_key
+    if _KEYED[0] != secret:
+        _KEYED[:] = [secret, hmac.new(secret.encode(), digestmod=hashlib.sha256)]
+    mac = _KEYED[1].copy()
+    mac.update(f"{purpose}:{intent_id}".encode())
+    return mac.hexdigest()[:n]
 
 
 def client_secret_of(intent: PaymentIntent) -> str:

@@ -275,8 +275,10 @@ async def get_payment(*, principal: Principal, payment_id: str) -> Payment:
 
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,
                         status: str | None = None, currency: str | None = None, provider: str | None = None,
-                        customer: str | None = None, created_gte: Any = None, created_lte: Any = None) -> Page:
-    """Newest first; filters: status, currency, provider, customer (id), created range."""
+                        customer: str | None = None, created_gte: Any = None, created_lte: Any = None,
+                        columns: tuple[str, ...] | None = None) -> Page:
+    """Newest first; filters: status, currency, provider, customer (id), created range.
+    `columns`: the items carry only these fields (a shaper that reads no more)."""
     filters: list[tuple[str, str, Any]] = []
     if status:
         filters.append(("status", "=", check_enum(status, "status", STATUSES)))
@@ -294,7 +296,7 @@ async def list_payments(*, principal: Principal, limit=None, starting_after: str
             when: datetime = value if isinstance(value, datetime) else check_datetime(value, name)
             filters.append(("created_at", op, when))
     return await keyset(Payment, scope=principal.scope, filters=filters, limit=check_limit(limit),
-                        starting_after=starting_after, counter="payments")
+                        starting_after=starting_after, counter="payments", columns=columns)
 
 
 # ---------------------------------------------------------------- money movements
