@@ -61,10 +61,11 @@ async def test_pages_walk_ties_in_created_at_without_skipping_or_repeating(clien
         assert await _walk(api, limit) == expected
 
 
-async def test_cursor_of_another_tenant_or_outside_the_filter_is_400(client, merchant, make_merchant):
+async def test_cursor_of_another_tenant_or_outside_the_filter_is_400(client, merchant, make_merchant, clock):
     other = await make_merchant()
     theirs = await create(client, other.sk)
     mine = await create(client, merchant.sk, currency="SAR", amount=5000)
+    clock.advance(seconds=1)
     await create(client, merchant.sk)
     for q in ({"starting_after": theirs["id"]}, {"starting_after": mine["id"], "currency": "TRY"},
               {"starting_after": "pay_" + "x" * 24}):
