@@ -62,7 +62,8 @@ LINE_COLS = ("id", "merchant_id", "livemode", "currency", "kind", "payment_id", 
 
 INTENT_COLS = ("id", "merchant_id", "livemode", "status", "amount", "currency", "amount_received", "payment_method",
                "metadata", "locale", "fee_amount", "fee_rate", "fee_processing", "fee_conversion", "fee_network",
-               "net_amount", "settlement_date", "created_at", "expires_at", "succeeded_at", "version")
+               "net_amount", "settlement_date", "created_at", "expires_at", "succeeded_at", "canceled_at",
+               "cancellation_reason", "version")
 LIST_KINDS = ("intents", "payments")
 
 
@@ -81,11 +82,13 @@ def _intent_row(rng: random.Random, merchant_id: str, livemode: bool, created: d
     cur, _, lo, hi, _ = pick_currency(rng)
     amount = rng.randint(lo, hi)
     fee = amount * 29 // 1000
-    x = rng.random()
-    status = "succeeded" if x < 0.6 else "requires_payment_method" if x < 0.85 else "canceled" if x < 0.95 else "failed"
-    return (new_id("pay"), merchant_id, livemode, status, amount, cur, amount if status == "succeeded" else 0, "card",
-            '{"bench": "1"}', "tr", fee, "0.029", fee, 0, 0, amount - fee, (created + timedelta(days=1)).date(),
-            created, created + timedelta(hours=1), created if status == "succeeded" else None, 1)
+    # Settled states only: an unpaid, processing or failed intent past its expiry would be work for
+    # the expiry job of every process serving the database (its batch would be these rows).
+    ok = rng.random() < 0.6
+    expires = created + timedelta(hours=1)
+    return (new_id("pay"), merchant_id, livemode, "succeeded" if ok else "canceled", amount, cur, amount if ok else 0,
+            "card", '{"bench": "1"}', "tr", fee, "0.029", fee, 0, 0, amount - fee, (created + timedelta(days=1)).date(),
+            created, expires, created if ok else None, None if ok else expires, None if ok else "expired", 1)
 
 
 def _payment_row(rng: random.Random, merchant_id: str, livemode: bool, created: datetime) -> tuple:

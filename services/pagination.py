@@ -11,6 +11,7 @@ the total is TOTAL_CAP and `Page.total_capped` is set.
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -31,10 +32,17 @@ TOTAL_CAP = 10_000          # a filtered list's total is exact up to here
 class Page(Generic[T]):
     items: list[T]
     has_more: bool
-    total: int
+    total: int | None                   # None until `count()` (a list whose total is counted on request)
     next_cursor: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     total_capped: bool = False          # more than TOTAL_CAP rows match: `total` is TOTAL_CAP
+    counter: Callable[[], Awaitable[int]] | None = None
+
+    async def count(self) -> int:
+        """The list's total: read with the page, or counted now (once) if the page left it."""
+        if self.total is None:
+            self.total = await self.counter() if self.counter is not None else 0
+        return self.total
 
 
 def check_limit(limit: Any, param: str = "limit", default: int = DEFAULT_PAGE) -> int:
@@ -51,10 +59,12 @@ def check_limit(limit: Any, param: str = "limit", default: int = DEFAULT_PAGE) -
 
 async def paginate(qs, *, limit: int, starting_after: str | None = None,
                    cursor_param: str = "starting_after", count: bool = True) -> Page:
-    """qs: a Tortoise queryset already scoped to the tenant and filtered."""
+    """qs: a Tortoise queryset already scoped to the tenant and filtered. The total is counted
+    only when asked (`await page.count()`: GraphQL's totalCount, a REST list documenting one);
+    count=False: never (0)."""
     if starting_after:
         check_id(starting_after, cursor_param)
-    total = await qs.count() if count else 0
+    total = None if count else 0
     page_qs = qs
     if starting_after:
         # The anchor must be visible through the same scope, or another tenant's id would leak.
@@ -67,7 +77,7 @@ async def paginate(qs, *, limit: int, starting_after: str | None = None,
     has_more = len(rows) > limit
     rows = rows[:limit]
     return Page(items=rows, has_more=has_more, total=total,
-                next_cursor=rows[-1].id if has_more and rows else None)
+                next_cursor=rows[-1].id if has_more and rows else None, counter=qs.count if count else None)
 
 
 async def keyset(model, *, scope: dict[str, Any], filters=(), limit: int, starting_after: str | None = None,
