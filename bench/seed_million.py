@@ -12,6 +12,15 @@ captured partly refunded one to five days later; latencies spread around each pr
 in time order (as a live table fills), then VACUUM ANALYZE (as autovacuum would). Lines
 are settled by UTC day + 1 (close to, not exactly, the business-day calendar: this is load, not
 accounting). Prints the merchant id for bench/money_views.py.
+
+`seed_list_rows(dsn, merchant_id, livemode, rows, kind)` (importable; kind "intents" or
+"payments") adds N rows of one list to an EXISTING merchant and mode with COPY, older than any
+row the merchant has, and adds them to the list's counter (list_counts) in the same
+transaction, so the list's total stays exact; bench/run.py uses it to measure the list pages at
+1,000,000 rows. From the command line:
+
+    DATABASE_URL=postgres://... python bench/seed_million.py --merchant mer_... [--livemode] \
+        --list-rows 1000000 --kind intents
 """
 from __future__ import annotations
 
@@ -51,6 +60,75 @@ LINE_COLS = ("id", "merchant_id", "livemode", "currency", "kind", "payment_id", 
              "fee", "net", "created_at", "settlement_id")
 
 
+INTENT_COLS = ("id", "merchant_id", "livemode", "status", "amount", "currency", "amount_received", "payment_method",
+               "metadata", "locale", "fee_amount", "fee_rate", "fee_processing", "fee_conversion", "fee_network",
+               "net_amount", "settlement_date", "created_at", "expires_at", "succeeded_at", "canceled_at",
+               "cancellation_reason", "version")
+LIST_KINDS = ("intents", "payments")
+
+
+def _dsn(url: str) -> str:
+    return url.replace("postgres://", "postgresql://", 1)
+
+
+async def add_to_list_count(conn, merchant_id: str, livemode: bool, kind: str, n: int) -> None:
+    """What the rows' own writes do (models.core.ListCount), for rows written by COPY."""
+    await conn.execute("INSERT INTO list_counts (merchant_id, livemode, kind, slot, n) VALUES ($1, $2, $3, 0, $4) "
+                       "ON CONFLICT (merchant_id, livemode, kind, slot) DO UPDATE SET n = list_counts.n + EXCLUDED.n",
+                       merchant_id, livemode, kind, n)
+
+
+def _intent_row(rng: random.Random, merchant_id: str, livemode: bool, created: datetime) -> tuple:
+    cur, _, lo, hi, _ = pick_currency(rng)
+    amount = rng.randint(lo, hi)
+    fee = amount * 29 // 1000
+    # Settled states only: an unpaid, processing or failed intent past its expiry would be work for
+    # the expiry job of every process serving the database (its batch would be these rows).
+    ok = rng.random() < 0.6
+    expires = created + timedelta(hours=1)
+    return (new_id("pay"), merchant_id, livemode, "succeeded" if ok else "canceled", amount, cur, amount if ok else 0,
+            "card", '{"bench": "1"}', "tr", fee, "0.029", fee, 0, 0, amount - fee, (created + timedelta(days=1)).date(),
+            created, expires, created if ok else None, None if ok else expires, None if ok else "expired", 1)
+
+
+def _payment_row(rng: random.Random, merchant_id: str, livemode: bool, created: datetime) -> tuple:
+    cur, _, lo, hi, provs = pick_currency(rng)
+    amount = rng.randint(lo, hi)
+    ok = rng.random() >= 0.1
+    return (new_id("pay"), merchant_id, livemode, "succeeded" if ok else "failed", amount, cur, amount if ok else 0, 0,
+            amount * 2 // 100 if ok else 0, "automatic", provs[0], "{}", 0, "[]", None if ok else "card_declined",
+            "card", "visa", "4242", "{}", created, created, created if ok else None)
+
+
+async def seed_list_rows(dsn: str, merchant_id: str, livemode: bool, rows: int, kind: str, *, seed: int = 7) -> None:
+    """Add `rows` /v1 intents (kind "intents") or /api payments (kind "payments") to an existing
+    merchant and mode with COPY, dated before anything the merchant has (one per 30 s going back),
+    with the list's counter added to in the same transaction, then ANALYZE the table."""
+    if kind not in LIST_KINDS:
+        raise ValueError(f"kind must be one of {LIST_KINDS}")
+    table, columns, make = {"intents": ("payment_intents", INTENT_COLS, _intent_row),
+                            "payments": ("payments", PAYMENT_COLS, _payment_row)}[kind]
+    rng = random.Random(seed)
+    conn = await asyncpg.connect(_dsn(dsn))
+    try:
+        oldest = await conn.fetchval(f"SELECT min(created_at) FROM {table} WHERE merchant_id = $1 AND livemode = $2",
+                                     merchant_id, livemode)
+        end = (oldest or datetime.now(timezone.utc)) - timedelta(seconds=1)
+        done = 0
+        while done < rows:
+            n = min(CHUNK, rows - done)
+            records = [make(rng, merchant_id, livemode, end - timedelta(seconds=30 * (done + j) + rng.random()))
+                       for j in range(n)]
+            records.reverse()                  # oldest first, as a live table fills
+            async with conn.transaction():
+                await conn.copy_records_to_table(table, records=records, columns=columns)
+                await add_to_list_count(conn, merchant_id, livemode, kind, n)
+            done += n
+        await conn.execute(f"ANALYZE {table}")
+    finally:
+        await conn.close()
+
+
 def pick_currency(rng: random.Random):
     x = rng.random()
     for row in CURRENCIES:
@@ -65,15 +143,27 @@ async def main() -> None:
     ap.add_argument("--payments", type=int, default=1_000_000)
     ap.add_argument("--days", type=int, default=365)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--merchant", help="with --list-rows: an existing merchant id")
+    ap.add_argument("--livemode", action="store_true", help="with --list-rows: live mode rows (default test)")
+    ap.add_argument("--list-rows", type=int, help="add this many list rows to --merchant (see seed_list_rows)")
+    ap.add_argument("--kind", choices=LIST_KINDS, default="intents")
     args = ap.parse_args()
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith("postgres"):
         sys.exit("DATABASE_URL=postgres://... is required (run `qafila migrate` on it first)")
+    if args.list_rows:
+        if not args.merchant:
+            sys.exit("--list-rows needs --merchant")
+        t0 = time.perf_counter()
+        await seed_list_rows(url, args.merchant, args.livemode, args.list_rows, args.kind, seed=args.seed)
+        print(f"seeded {args.list_rows:,} {args.kind} for {args.merchant} in {time.perf_counter() - t0:.0f} s",
+              file=sys.stderr)
+        return
     rng = random.Random(args.seed)
     now = datetime.now(timezone.utc).replace(microsecond=0)
     start = now - timedelta(days=args.days)
     settle_before = now - timedelta(days=3)
-    conn = await asyncpg.connect(url.replace("postgres://", "postgresql://", 1))
+    conn = await asyncpg.connect(_dsn(url))
     merchant_id = new_id("mer")
     await conn.execute("INSERT INTO merchants (id, email, name, country, created_at) VALUES ($1, $2, $3, 'TR', $4)",
                        merchant_id, f"bench-money-{merchant_id}@example.com", f"Bench {args.payments:,}", start)
@@ -162,6 +252,7 @@ async def main() -> None:
                 s[2] += line[9]
                 s[3] += 1
         await conn.copy_records_to_table("payments", records=pays, columns=PAYMENT_COLS)
+        await add_to_list_count(conn, merchant_id, True, "payments", len(pays))
         await conn.copy_records_to_table("payment_attempts", records=atts, columns=ATTEMPT_COLS)
         await conn.copy_records_to_table("ledger_entries", records=legs, columns=LEDGER_COLS)
         await conn.copy_records_to_table("balance_lines", records=[tuple(x) for x in lines], columns=LINE_COLS)
@@ -189,7 +280,7 @@ async def main() -> None:
         "merchant_id", "livemode", "day", "currency", "provider", "bucket", "count"),
         records=[(merchant_id, True, d, c, p, b, n) for (d, c, p, b), n in latencies.items()])
     for table in ("payments", "payment_attempts", "ledger_entries", "balance_lines", "settlements", "payment_rollups",
-                  "latency_rollups"):
+                  "latency_rollups", "list_counts"):
         await conn.execute(f"VACUUM ANALYZE {table}")        # what autovacuum does to a live table
     await conn.close()
     print(f"seeded {args.payments:,} payments, {len(sets):,} settlements, {len(rollups):,} rollup rows, "

@@ -32,3 +32,32 @@ class ApiKey(Model):
     class Meta:
         table = "api_keys"
         indexes = (("merchant_id", "livemode", "created_at"),)
+
+
+class ListCount(Model):
+    """How many rows one tenant's list holds (`kind`: "intents", "payments"), added to in the same
+    atomic write as the rows (`lookup.insert_all` writes a model with UPSERT_KEYS as an upsert), so a
+    list's total is read, not counted. One list's count is spread over SLOTS rows (the slot comes
+    from the new row's id): concurrent creates of one merchant would otherwise queue on one row
+    lock until each commit. The total is the sum of the list's rows."""
+    SLOTS = 16
+
+    id = fields.BigIntField(pk=True)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="list_counts", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    kind = fields.CharField(max_length=16)
+    slot = fields.SmallIntField()
+    n = fields.BigIntField(default=0)
+
+    UPSERT_KEYS = ("merchant_id", "livemode", "kind", "slot")
+    UPSERT_ADD = ("n",)
+
+    class Meta:
+        table = "list_counts"
+        unique_together = (("merchant_id", "livemode", "kind", "slot"),)
+
+    @classmethod
+    def added(cls, kind: str, row) -> "ListCount":
+        """The counter row adding one `row` (a new intent or payment) to its tenant's `kind` list."""
+        return cls(merchant_id=row.merchant_id, livemode=row.livemode, kind=kind,
+                   slot=ord(row.id[-1]) % cls.SLOTS, n=1)

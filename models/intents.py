@@ -72,7 +72,7 @@ class PaymentIntent(Model):
 
     class Meta:
         table = "payment_intents"
-        indexes = (("merchant_id", "livemode", "created_at"), ("status", "expires_at"))
+        indexes = (("merchant_id", "livemode", "created_at", "id"), ("status", "expires_at"))
 
 
 class IntentSplit(Model):

@@ -81,7 +81,7 @@ class Payment(Model):
 
     class Meta:
         table = "payments"
-        indexes = (("merchant_id", "livemode", "created_at"), ("merchant_id", "livemode", "status", "created_at"),
+        indexes = (("merchant_id", "livemode", "created_at", "id"), ("merchant_id", "livemode", "status", "created_at"),
                    ("card_fingerprint", "created_at"), ("merchant_id", "client_address", "created_at"),
                    ("customer_id",), ("payment_link", "status"))
 

@@ -135,7 +135,7 @@ async def users_create(call: Call) -> dict:
 
 async def customers_list(call: Call) -> dict:
     p = await customers.list_customers(principal=call.principal, query=dict(call.query))
-    return page([customer_shape(c) for c in p.items], p, object="list", total_count=p.total,
+    return page([customer_shape(c) for c in p.items], p, object="list", total_count=await p.count(),
                 next_cursor=p.next_cursor)
 
 
@@ -161,7 +161,7 @@ async def customers_delete(call: Call) -> dict:
 
 async def deals_list(call: Call) -> dict:
     p = await deals.list_deals(principal=call.principal, query=dict(call.query))
-    return page([deal_shape(d) for d in p.items], p, object="list", total_count=p.total,
+    return page([deal_shape(d) for d in p.items], p, object="list", total_count=await p.count(),
                 next_cursor=p.next_cursor)
 
 
@@ -185,7 +185,7 @@ async def deals_update(call: Call) -> dict:
 
 async def commissions_list(call: Call) -> dict:
     p = await deals.list_commissions(principal=call.principal, query=dict(call.query))
-    return page([commission_shape(m) for m in p.items], p, object="list", total_count=p.total,
+    return page([commission_shape(m) for m in p.items], p, object="list", total_count=await p.count(),
                 next_cursor=p.next_cursor)
 
 
@@ -213,7 +213,7 @@ async def messaging_inbox(call: Call) -> dict:
 
 async def messaging_messages(call: Call) -> dict:
     p = await messaging.list_messages(principal=call.principal, query=dict(call.query))
-    return page([message_shape(m) for m in p.items], p, object="list", total_count=p.total,
+    return page([message_shape(m) for m in p.items], p, object="list", total_count=await p.count(),
                 next_cursor=p.next_cursor)
 
 

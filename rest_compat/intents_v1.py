@@ -56,8 +56,11 @@ async def payments_retrieve(call: Call) -> dict:
 
 async def payments_list(call: Call) -> dict:
     p = await intents.list_intents(principal=call.principal, query=call.query)
-    return {"object": "list", "data": [intents.intent_object(i) for i in p.items], "has_more": p.has_more,
-            "next_cursor": p.next_cursor, "total_count": p.total}
+    out = {"object": "list", "data": [intents.intent_object(i) for i in p.items], "has_more": p.has_more,
+           "next_cursor": p.next_cursor, "total_count": p.total}
+    if p.total_capped:             # more rows match than a filtered total counts (services.pagination)
+        out["total_capped"] = True
+    return out
 
 
 async def payments_cancel(call: Call) -> dict:

@@ -80,13 +80,16 @@ async def payments_create(call: Call) -> dict:
     return payment_shape(p)
 
 
+LIST_COLUMNS = ("id", "status", "amount", "currency", "provider", "customer_id", "created_at")   # what a list item shows
+
+
 async def payments_list(call: Call) -> dict:
     q = call.query
     p = await payments.list_payments(principal=call.principal, limit=q.get("limit"),
                                      starting_after=q.get("starting_after"), status=q.get("status"),
                                      currency=q.get("currency"), provider=q.get("provider"),
                                      customer=q.get("customer"), created_gte=q.get("created_gte"),
-                                     created_lte=q.get("created_lte"))
+                                     created_lte=q.get("created_lte"), columns=LIST_COLUMNS)
     return page([{"id": x.id, "status": x.status, "amount": x.amount, "currency": x.currency,
                   "provider": x.provider, "customer_id": x.customer_id, "created_at": ts(x.created_at)}
                  for x in p.items], p, total=p.total)

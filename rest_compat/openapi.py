@@ -104,6 +104,11 @@ METADATA = {"type": "object", "maxProperties": 50, "additionalProperties": {"typ
 METADATA_OUT = {"type": "object", "description": "string keys to values, as sent"}
 
 
+CAPPED = {"type": "boolean", "enum": [True],
+          "description": "present when a filtered list matches more rows than its total counts (10,000): "
+                         "the total is then that bound"}
+
+
 def list_of(item: dict, *, total: str | None = "total", crm: bool = False) -> dict:
     props: dict[str, dict] = {}
     if crm:
@@ -112,9 +117,11 @@ def list_of(item: dict, *, total: str | None = "total", crm: bool = False) -> di
     props["has_more"] = BOOL
     if total:
         props[total] = INT
+    if total == "total":
+        props["total_capped"] = CAPPED
     if crm:
         props["next_cursor"] = null(STR)
-    return shape(props)
+    return shape(props, optional=("total_capped",))
 
 
 # ---------------------------------------------------------------- parameters
@@ -492,7 +499,7 @@ V1: dict[tuple[str, str], Op] = {
     ("GET", "/payments/{id}"): Op(INTENT, query=(q("client_secret", text(200), "required with a publishable key"),)),
     ("GET", "/payments"): Op(
         shape({"object": const("list"), "data": arr(INTENT), "has_more": BOOL, "next_cursor": null(STR),
-               "total_count": INT}),
+               "total_count": INT, "total_capped": CAPPED}, optional=("total_capped",)),
         query=(*PAGE, q("status", INTENT_STATUS), q("currency", CURRENCY),
                q("payment_method", enum(intents.OBJECT_METHODS)),
                q("created[gte]", UNIX_OR_ISO, "created at or after"),

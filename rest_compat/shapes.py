@@ -16,4 +16,7 @@ def day(value: date | None) -> str | None:
 
 
 def page(items: list, p, **extra) -> dict:
-    return {"data": items, "has_more": p.has_more, **extra}
+    out = {"data": items, "has_more": p.has_more, **extra}
+    if p.total_capped:             # more rows match than a filtered total counts (services.pagination)
+        out["total_capped"] = True
+    return out

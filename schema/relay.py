@@ -35,7 +35,11 @@ class Edge(Generic[T]):
 class Connection(Generic[T]):
     edges: list[Edge[T]]
     page_info: PageInfo
-    total_count: int
+    page: strawberry.Private[Any]
+
+    @strawberry.field
+    async def total_count(self) -> int:
+        return await self.page.count()           # counted only when asked for (services.pagination)
 
 
 def check_first(first: int | None) -> int:
@@ -48,7 +52,7 @@ def check_first(first: int | None) -> int:
 
 def connection(p: Page, to_node: Callable[[Any], T], *, after: str | None = None) -> Connection[T]:
     edges = [Edge(cursor=row.id, node=to_node(row)) for row in p.items]
-    return Connection(edges=edges, total_count=p.total,
+    return Connection(edges=edges, page=p,
                       page_info=PageInfo(has_next_page=p.has_more, has_previous_page=after is not None,
                                          start_cursor=edges[0].cursor if edges else None,
                                          end_cursor=edges[-1].cursor if edges else None))

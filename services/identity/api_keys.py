@@ -13,7 +13,7 @@ from services.identity import ratelimit
 from services.errors import AuthenticationError, NotFound, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime
-from services.pagination import Page, check_limit, paginate
+from services.pagination import Page, check_limit, keyset
 from services.principal import Principal
 from services.validation import Fields
 
@@ -72,8 +72,7 @@ async def create_api_key(*, principal: Principal, data: dict) -> CreatedKey:
 
 
 async def list_api_keys(*, principal: Principal, limit=None, starting_after: str | None = None) -> Page:
-    return await paginate(ApiKey.filter(**_scope(principal)), limit=check_limit(limit),
-                          starting_after=starting_after)
+    return await keyset(ApiKey, scope=_scope(principal), limit=check_limit(limit), starting_after=starting_after)
 
 
 async def get_api_key(*, principal: Principal, key_id: str) -> ApiKey:

@@ -9,7 +9,7 @@ from models.payments import Customer
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
-from services.pagination import Page, check_limit, paginate
+from services.pagination import Page, check_limit, keyset
 from services.principal import Principal
 from services.validation import Fields, check_email
 
@@ -64,10 +64,9 @@ async def update_customer(*, principal: Principal, customer_id: str, data: dict)
 
 async def list_customers(*, principal: Principal, limit=None, starting_after: str | None = None,
                          email: str | None = None) -> Page:
-    qs = Customer.filter(**principal.scope)
-    if email:
-        qs = qs.filter(email=check_email(email, "email"))
-    return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
+    filters = [("email", "=", check_email(email, "email"))] if email else []
+    return await keyset(Customer, scope=principal.scope, filters=filters, limit=check_limit(limit),
+                        starting_after=starting_after)
 
 
 async def customers_by_ids(*, principal: Principal, ids: list[str]) -> dict[str, Customer]:

@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
-from models.core import Merchant
+from models.core import ListCount, Merchant
 from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
@@ -28,7 +28,7 @@ from services.errors import Conflict, DomainError, InvalidState, NotFound, Payme
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
-from services.pagination import Page, check_limit, paginate
+from services.pagination import Page, check_limit, keyset
 from services.payments.payment_methods import resolve_payment_method
 from services.principal import Principal
 from services.payments.providers.base import AuthorizationRequest
@@ -61,9 +61,16 @@ class InsufficientFunds(DomainError):
 
 # ---------------------------------------------------------------- derived values
 
+_KEYED: list = [None, None]      # (secret key, HMAC keyed with it): copied per use, not re-keyed
+
+
 def _sign(purpose: str, intent_id: str, n: int = 24) -> str:
-    key = runtime().config.secret_key.encode()
-    return hmac.new(key, f"{purpose}:{intent_id}".encode(), hashlib.sha256).hexdigest()[:n]
+    secret = runtime().config.secret_key
+    if _KEYED[0] != secret:
+        _KEYED[:] = [secret, hmac.new(secret.encode(), digestmod=hashlib.sha256)]
+    mac = _KEYED[1].copy()
+    mac.update(f"{purpose}:{intent_id}".encode())
+    return mac.hexdigest()[:n]
 
 
 def client_secret_of(intent: PaymentIntent) -> str:
@@ -347,9 +354,10 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         created_at=now, expires_at=now + EXPIRY)
-    # The intent, its splits and its event: written together or not at all (one statement on PostgreSQL).
+    # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
         intent,
+        ListCount.added("intents", intent),     # the list's total, kept with the row
         *(IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
         events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created",
@@ -398,23 +406,25 @@ async def list_intents(*, principal: Principal, query: Mapping[str, Any]) -> Pag
         if k not in allowed:
             raise ValidationError(f"unknown query parameter {k}", param=k)
     limit = check_limit(query.get("limit"))
-    qs = PaymentIntent.filter(**principal.scope)
+    filters: list[tuple[str, str, Any]] = []
     if query.get("status"):
-        qs = qs.filter(status=check_enum_value(query["status"], "status", STATUSES))
+        filters.append(("status", "=", check_enum_value(query["status"], "status", STATUSES)))
     if query.get("currency"):
-        qs = qs.filter(currency=pricing.check_currency(query["currency"]))
+        filters.append(("currency", "=", pricing.check_currency(query["currency"])))
     if query.get("payment_method"):
-        qs = qs.filter(payment_method=check_enum_value(query["payment_method"], "payment_method", OBJECT_METHODS))
+        filters.append(("payment_method", "=",
+                        check_enum_value(query["payment_method"], "payment_method", OBJECT_METHODS)))
     gte, lte = _unix(query, "created[gte]"), _unix(query, "created[lte]")
     if gte is not None:
-        qs = qs.filter(created_at__gte=gte)
+        filters.append(("created_at", ">=", gte))
     if lte is not None:
         # Inclusive of the whole second named.
-        qs = qs.filter(created_at__lt=lte + timedelta(seconds=1))
+        filters.append(("created_at", "<", lte + timedelta(seconds=1)))
     after = query.get("starting_after") or None
     if after is not None:
         after = check_str(after, "starting_after", max_len=44)
-    return await paginate(qs, limit=limit, starting_after=after)
+    return await keyset(PaymentIntent, scope=principal.scope, filters=filters, limit=limit, starting_after=after,
+                        counter="intents")
 
 
 def check_enum_value(value: Any, param: str, values) -> str:

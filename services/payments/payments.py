@@ -21,6 +21,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.billing import SavedCard
+from models.core import ListCount
 from models.payments import Payment, PaymentAttempt, Refund
 from models.receipts import Receipt
 from services import events, idempotency
@@ -30,7 +31,7 @@ from services.errors import AuthenticationError, InvalidState, NotFound, Payment
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.money.currencies import CURRENCIES, check_amount, check_currency
-from services.pagination import Page, check_limit, paginate
+from services.pagination import Page, check_limit, keyset
 from services.principal import Principal
 from services.payments.providers import registry
 from services.payments.providers.base import AuthorizationRequest
@@ -239,7 +240,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             p.failure_message = final.result.message[:200] or None
     # The payment, its attempts, its ledger legs and its event: written together or not at all
     # (one statement on PostgreSQL).
-    rows: list = [p, *attempts]
+    rows: list = [p, ListCount.added("payments", p), *attempts]     # the list count: its total
     if p.status in ("succeeded", "authorized") and p.customer_id and card.number:
         # The customer's card, saved as a token for later charges (renewals): never the number.
         rows.append(SavedCard(id=new_id("card"), merchant_id=p.merchant_id, livemode=p.livemode,
@@ -285,25 +286,28 @@ async def get_payment_with_receipt(*, principal: Principal, payment_id: str
 
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,
                         status: str | None = None, currency: str | None = None, provider: str | None = None,
-                        customer: str | None = None, created_gte: Any = None, created_lte: Any = None) -> Page:
-    """Newest first; filters: status, currency, provider, customer (id), created range."""
-    qs = Payment.filter(**principal.scope)
+                        customer: str | None = None, created_gte: Any = None, created_lte: Any = None,
+                        columns: tuple[str, ...] | None = None) -> Page:
+    """Newest first; filters: status, currency, provider, customer (id), created range.
+    `columns`: the items carry only these fields (a shaper that reads no more)."""
+    filters: list[tuple[str, str, Any]] = []
     if status:
-        qs = qs.filter(status=check_enum(status, "status", STATUSES))
+        filters.append(("status", "=", check_enum(status, "status", STATUSES)))
     if currency:
-        qs = qs.filter(currency=check_enum(currency.upper() if isinstance(currency, str) else currency,
-                                           "currency", CURRENCIES))
+        filters.append(("currency", "=", check_enum(currency.upper() if isinstance(currency, str) else currency,
+                                                    "currency", CURRENCIES)))
     if provider:
-        qs = qs.filter(provider=registry.get(provider, "provider").name)
+        filters.append(("provider", "=", registry.get(provider, "provider").name))
     if customer:
-        qs = qs.filter(customer_id=check_str(customer, "customer", max_len=40))
-    for name, value, op in (("created_gte", created_gte, "gte"), ("created_lte", created_lte, "lte")):
+        filters.append(("customer_id", "=", check_str(customer, "customer", max_len=40)))
+    for name, value, op in (("created_gte", created_gte, ">="), ("created_lte", created_lte, "<=")):
         if value not in (None, ""):
             if isinstance(value, str) and value.isdigit():
                 value = int(value)
             when: datetime = value if isinstance(value, datetime) else check_datetime(value, name)
-            qs = qs.filter(**{f"created_at__{op}": when})
-    return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
+            filters.append(("created_at", op, when))
+    return await keyset(Payment, scope=principal.scope, filters=filters, limit=check_limit(limit),
+                        starting_after=starting_after, counter="payments", columns=columns)
 
 
 # ---------------------------------------------------------------- money movements

@@ -1,0 +1,23 @@
+from tortoise import migrations
+from tortoise.migrations import operations as ops
+from tortoise.indexes import Index
+
+class Migration(migrations.Migration):
+    dependencies = [('core', '0002_list_counts'), ('payments', '0002_payment_link')]
+
+    initial = False
+
+    operations = [
+        ops.RemoveIndex(
+            model_name='Payment',
+            name=None,
+            fields=['merchant_id', 'livemode', 'created_at'],
+        ),
+        ops.AddIndex(
+            model_name='Payment',
+            index=Index(fields=['merchant_id', 'livemode', 'created_at', 'id']),
+        ),
+        # The list's total for the rows already there (new rows add to it in their own write).
+        ops.RunSQL("INSERT INTO list_counts (merchant_id, livemode, kind, slot, n) "
+                   "SELECT merchant_id, livemode, 'payments', 0, COUNT(*) FROM payments GROUP BY merchant_id, livemode"),
+    ]
