@@ -1,0 +1,123 @@
+"""Prepared operations: what Strawberry's Schema.execute does per request that depends only on
+the query text (parse, the operation and its type, validation), kept once per text.
+
+Strawberry's execute builds, per request, an execution context, one instance of every schema
+extension and four hook context managers (operation, parsing, validation, executing), looks
+the text up in the parser cache and the document up in the validation cache (which hashes the
+whole document), then runs graphql-core. `execute` below takes the same steps in the same
+order with the same outcomes: parse (at most MAX_TOKENS tokens) -> the operation and its type,
+refused as Strawberry refuses them -> schema.request_guard (cost, ids, NUL: per request, it
+reads the variables) -> validation (the schema's rules, once per text) -> graphql-core."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from inspect import isawaitable
+from typing import Any
+
+from graphql import DocumentNode, GraphQLError, parse
+from graphql.execution import execute as graphql_execute
+from strawberry.exceptions import MissingQueryError
+from strawberry.execution import optimized_is_awaitable
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.schema.schema import DEFAULT_ALLOWED_OPERATION_TYPES, validate_document
+from strawberry.types.execution import ExecutionResult, PreExecutionError
+from strawberry.types.graphql import OperationType
+from strawberry.utils.operation import get_first_operation, get_operation_type
+
+from schema import request_guard
+from services.errors import DomainError
+
+CACHED_TEXTS = 256            # query texts kept per schema (Strawberry's caches kept 128 each)
+_NAMES_PER_TEXT = 16          # operation names remembered per text (a client picks among few)
+
+
+class Prepared:
+    """One query text: its document, its operations by the name a request gives, and its
+    validation errors (computed on the first request the guard lets through)."""
+
+    __slots__ = ("document", "operations", "errors")
+
+    def __init__(self, document: DocumentNode):
+        self.document = document
+        self.operations: dict[str | None, tuple[str | None, OperationType | None]] = {}
+        self.errors: list[GraphQLError] | None = None
+
+    def operation(self, given: str | None) -> tuple[str | None, OperationType | None]:
+        """(the name Strawberry runs, its type or None when there is no such operation): with no
+        name given, the first operation's name, as Strawberry's ExecutionContext does."""
+        got = self.operations.get(given)
+        if got is None:
+            name = given
+            if name is None:
+                first = get_first_operation(self.document)
+                name = first.name.value if first is not None and first.name is not None else None
+            try:
+                got = (name, get_operation_type(self.document, name))
+            except RuntimeError:
+                got = (name, None)
+            if len(self.operations) < _NAMES_PER_TEXT:
+                self.operations[given] = got
+        return got
+
+
+def preparer(max_tokens: int):
+    """A per-schema cache: query text -> Prepared. A syntax error (or too many tokens) raises
+    and is not kept, as in Strawberry's ParserCache."""
+    from functools import lru_cache
+
+    @lru_cache(maxsize=CACHED_TEXTS)
+    def prepare(query: str) -> Prepared:
+        return Prepared(parse(query, max_tokens=max_tokens))
+    return prepare
+
+
+def _refused(schema, errors: list[GraphQLError]) -> PreExecutionError:
+    schema._process_errors(errors)
+    return PreExecutionError(data=None, errors=errors, extensions={})
+
+
+async def execute(schema, prepare, rules: tuple, query: str | None, variable_values: dict[str, Any] | None,
+                  context_value: Any, root_value: Any, operation_name: str | None,
+                  allowed_operation_types: Iterable[OperationType] | None,
+                  operation_extensions: dict[str, Any] | None) -> ExecutionResult:
+    """Strawberry's Schema.execute for `schema` without extension hooks; `rules` are the
+    validation rules its extensions would add to graphql-core's specified rules."""
+    if allowed_operation_types is None:
+        allowed_operation_types = DEFAULT_ALLOWED_OPERATION_TYPES
+    if not query:
+        raise MissingQueryError
+    try:
+        try:
+            prepared = prepare(query)
+        except GraphQLError as error:
+            return _refused(schema, [error])
+        except Exception as error:  # noqa: BLE001 - as Strawberry: an error of the request
+            return _refused(schema, [GraphQLError(str(error), original_error=error)])
+        name, operation_type = prepared.operation(operation_name)
+        if operation_type is None:
+            raise CannotGetOperationTypeError(name)
+        if operation_type not in allowed_operation_types:
+            raise InvalidOperationTypeError(operation_type)
+        document = prepared.document
+        try:
+            request_guard.inspect_request(schema._schema, document, variable_values, name)
+        except DomainError as err:
+            return _refused(schema, [GraphQLError(err.message, original_error=err)])
+        errors = prepared.errors
+        if errors is None:
+            errors = prepared.errors = validate_document(schema._schema, document, rules)
+        if errors:
+            return _refused(schema, errors)
+        result = graphql_execute(schema._schema, document, root_value=root_value, context_value=context_value,
+                                 variable_values=variable_values, operation_name=name,
+                                 is_awaitable=optimized_is_awaitable, executor_class=schema.execution_context_class,
+                                 operation_extensions=operation_extensions)
+        if isawaitable(result):
+            result = await result
+    except (MissingQueryError, CannotGetOperationTypeError, InvalidOperationTypeError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - as Strawberry: an errors-only result, never a raise
+        return _refused(schema, [exc if isinstance(exc, GraphQLError) else GraphQLError(str(exc), original_error=exc)])
+    if result.errors:
+        schema._process_errors(result.errors)
+    return ExecutionResult(data=result.data, errors=result.errors, extensions={})
