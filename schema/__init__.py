@@ -131,7 +131,7 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
     if production:
         extensions.append(DisableIntrospection)
     schema = QafilaSchema(query=query, mutation=mutation, subscription=subscription, extensions=extensions,
-                          scalar_overrides=SCALAR_OVERRIDES)
+                          scalar_overrides=SCALAR_OVERRIDES, execution_context_class=operations.Executor)
     install_input_builders(schema)
     return schema
 
