@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from inspect import isawaitable
 from typing import Any
 
-from graphql import DocumentNode, GraphQLError, parse
+from graphql import (DocumentNode, GraphQLEnumType, GraphQLError, GraphQLNonNull, GraphQLObjectType,
+                     GraphQLScalarType, Undefined, parse)
 from graphql.execution import execute as graphql_execute
 from strawberry.exceptions import MissingQueryError
 from strawberry.execution import optimized_is_awaitable
@@ -32,12 +33,77 @@ CACHED_TEXTS = 256            # query texts kept per schema (Strawberry's caches
 _NAMES_PER_TEXT = 16          # operation names remembered per text (a client picks among few)
 
 
+_LEAVES = "_qafila_leaves"
+
+
+def _leaf(field_def) -> tuple[str, Any, bool] | None:
+    """(Python attribute, serializer, non-null) of a plain leaf field: a Strawberry field with no
+    resolver and no extensions (Strawberry's own "basic" field, resolved by getattr), no
+    arguments, of a scalar or enum type (not a list); None for any other field."""
+    sfield = field_def.extensions.get("strawberry-definition")
+    resolve = field_def.resolve
+    if (sfield is None or not sfield.is_basic_field or field_def.args or sfield.default_resolver is not getattr
+            or getattr(resolve, "__name__", None) != "_get_basic_result"):
+        return None
+    type_ = field_def.type
+    non_null = isinstance(type_, GraphQLNonNull)
+    named = type_.of_type if non_null else type_
+    if not isinstance(named, (GraphQLScalarType, GraphQLEnumType)):
+        return None
+    return sfield.python_name, named.serialize, non_null
+
+
+def _leaves(parent_type: GraphQLObjectType) -> dict[str, tuple[str, Any, bool] | None]:
+    leaves = getattr(parent_type, _LEAVES, None)
+    if leaves is None:
+        leaves = {name: _leaf(f) for name, f in parent_type.fields.items()}
+        setattr(parent_type, _LEAVES, leaves)
+    return leaves
+
+
 class Executor(StrawberryGraphQLCoreExecutionContext):
-    """Strawberry's graphql-core executor, leaving no reference cycle behind: graphql-core's
-    executor holds two of its own bound methods (`async_helpers`), so the executor and all it
-    reaches (the context, the aiohttp request, every field's details) waited for the cycle
-    collector; dropped once the response is built, reference counting frees them at once and
-    the collector runs as seldom as on REST."""
+    """Strawberry's graphql-core executor with two changes that keep every answer the same:
+
+    - A selection made only of plain leaf fields (attributes of scalar or enum type, e.g.
+      `payment { id status amount currency provider createdAt }`) is read and serialized
+      directly: what graphql-core does for each (Strawberry's getattr resolver, then the
+      type's serialize) without a resolve info, a path and the completion dispatch per field.
+      Anything else -- a resolver, an argument, an object or list, __typename, a null in a
+      non-null field, a serializer that fails or answers null -- takes graphql-core's path for
+      the whole selection, which reports it as it always did.
+    - No reference cycle is left behind: graphql-core's executor holds two of its own bound
+      methods (`async_helpers`), so the executor and all it reaches (the context, the aiohttp
+      request, every field's details) waited for the cycle collector; dropped once the
+      response is built, reference counting frees them at once and the collector runs as
+      seldom as on REST."""
+
+    def execute_fields(self, parent_type, source_value, path, grouped_field_set, position_context):
+        if self.middleware_manager is None:
+            leaves = _leaves(parent_type)
+            results: dict[str, Any] = {}
+            for response_name, details in grouped_field_set.items():
+                leaf = leaves.get(details[0].node.name.value)
+                if leaf is None:
+                    break
+                name, serialize, non_null = leaf
+                try:
+                    value = getattr(source_value, name)
+                    if value is None:
+                        if non_null:
+                            break
+                        results[response_name] = None
+                        continue
+                    if isinstance(value, Exception):
+                        break
+                    value = serialize(value)
+                except Exception:  # noqa: BLE001 - graphql-core's path reports it
+                    break
+                if value is None or value is Undefined:
+                    break
+                results[response_name] = value
+            else:
+                return results
+        return super().execute_fields(parent_type, source_value, path, grouped_field_set, position_context)
 
     def build_response(self, data):
         try:

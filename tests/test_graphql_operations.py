@@ -68,3 +68,51 @@ async def test_an_empty_query_is_refused_as_strawberry_refuses_it():
     for execute in (strawberry.Schema.execute, type(SCHEMA).execute):
         outcome = await _outcome(execute, SCHEMA, "", {})
         assert outcome[:2] == ("raised", strawberry.exceptions.MissingQueryError)
+
+
+# ---------------------------------------------------------------- plain leaf fields
+
+PAYMENT_FIELDS = """id status amount currency provider createdAt riskScore amountCaptured amountRefunded
+  captureMethod declineCode customerId paymentLink receiptUrl metadata __typename again: id
+  card { brand last4 expMonth expYear fingerprint country }
+  routingDecision { strategy reason latencyMs ruleId alternativesConsidered attempts { provider outcome } }
+  customer { id email } receipt { channel status }"""
+DOCUMENTS = [
+    ("query($id: ID!) { payment(id: $id) { " + PAYMENT_FIELDS + " } }", "payment"),
+    ("query($id: ID!) { payment(id: $id) { id status amount currency provider createdAt } }", "payment"),
+    ("query($id: ID!) { paymentIntent(id: $id) { id status amount currency netAmount settlementDate livemode "
+     "canceledAt succeededAt description metadata fee { amount currency rate breakdown { processing network } } "
+     "nextAction { type } split { merchantId amount } crypto { asset } } }", "intent"),
+    ("{ viewer { id email } }", None),
+    ("{ payments(first: 5) { totalCount edges { cursor node { id status amount declineCode } } } }", None),
+]
+
+
+def _view_schema(app):
+    return next(route.handler.schema for resource in app.router.resources() for route in resource
+                if getattr(route.handler, "schema", None) is not None)
+
+
+async def test_plain_leaf_fields_answer_as_graphql_core_answers(client, merchant, monkeypatch):
+    from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+    from models.payments import Payment
+    from tests.helpers import gql
+    from tests.payments_fixtures import DECLINED, call, pay
+
+    _, paid = await pay(client, merchant.sk, customer={"email": "leaf@example.com"})
+    await pay(client, merchant.sk, number=DECLINED)
+    declined = {"id": (await Payment.get(merchant_id=merchant.id, status="failed")).id}
+    _, intent = await call(client, "POST", "/v1/payments/intent", merchant.sk,
+                           {"amount": 5000, "currency": "TRY", "payment_method": "card"})
+    schema = _view_schema(client.app)
+    for query, kind in DOCUMENTS:
+        ids = {"payment": [paid["id"], declined["id"]], "intent": [intent["id"]], None: [None]}[kind]
+        for id_ in ids:
+            variables = {"id": id_} if id_ else {}
+            ours = await gql(client, query, variables, key=merchant.sk)
+            with monkeypatch.context() as m:
+                m.setattr(schema, "execution_context_class", StrawberryGraphQLCoreExecutionContext)
+                theirs = await gql(client, query, variables, key=merchant.sk)
+            assert ours == theirs
+            assert ours[0] == 200 and "errors" not in ours[1], ours
