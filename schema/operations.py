@@ -113,6 +113,22 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
                 self.async_helpers = None
 
 
+class Operation:
+    """The operation a request names in a text: the name Strawberry runs (with no name given,
+    the first operation's, as Strawberry's ExecutionContext does), its type (None: no such
+    operation) and request_guard's plan for it (made on first use)."""
+
+    __slots__ = ("name", "type", "plan")
+
+    def __init__(self, name: str | None, type_: OperationType | None):
+        self.name = name
+        self.type = type_
+        self.plan: Any = _UNPLANNED
+
+
+_UNPLANNED = object()
+
+
 class Prepared:
     """One query text: its document, its operations by the name a request gives, and its
     validation errors (computed on the first request the guard lets through)."""
@@ -121,12 +137,10 @@ class Prepared:
 
     def __init__(self, document: DocumentNode):
         self.document = document
-        self.operations: dict[str | None, tuple[str | None, OperationType | None]] = {}
+        self.operations: dict[str | None, Operation] = {}
         self.errors: list[GraphQLError] | None = None
 
-    def operation(self, given: str | None) -> tuple[str | None, OperationType | None]:
-        """(the name Strawberry runs, its type or None when there is no such operation): with no
-        name given, the first operation's name, as Strawberry's ExecutionContext does."""
+    def operation(self, given: str | None) -> Operation:
         got = self.operations.get(given)
         if got is None:
             name = given
@@ -134,9 +148,9 @@ class Prepared:
                 first = get_first_operation(self.document)
                 name = first.name.value if first is not None and first.name is not None else None
             try:
-                got = (name, get_operation_type(self.document, name))
+                got = Operation(name, get_operation_type(self.document, name))
             except RuntimeError:
-                got = (name, None)
+                got = Operation(name, None)
             if len(self.operations) < _NAMES_PER_TEXT:
                 self.operations[given] = got
         return got
@@ -175,14 +189,21 @@ async def execute(schema, prepare, rules: tuple, query: str | None, variable_val
             return _refused(schema, [error])
         except Exception as error:  # noqa: BLE001 - as Strawberry: an error of the request
             return _refused(schema, [GraphQLError(str(error), original_error=error)])
-        name, operation_type = prepared.operation(operation_name)
-        if operation_type is None:
+        operation = prepared.operation(operation_name)
+        name = operation.name
+        if operation.type is None:
             raise CannotGetOperationTypeError(name)
-        if operation_type not in allowed_operation_types:
-            raise InvalidOperationTypeError(operation_type)
+        if operation.type not in allowed_operation_types:
+            raise InvalidOperationTypeError(operation.type)
         document = prepared.document
         try:
-            request_guard.inspect_request(schema._schema, document, variable_values, name)
+            plan = operation.plan
+            if plan is _UNPLANNED:
+                plan = operation.plan = request_guard.plan_request(schema._schema, document, name)
+            if plan is None:
+                request_guard.inspect_request(schema._schema, document, variable_values, name)
+            else:
+                request_guard.inspect_planned(schema._schema, plan, variable_values)
         except DomainError as err:
             return _refused(schema, [GraphQLError(err.message, original_error=err)])
         errors = prepared.errors

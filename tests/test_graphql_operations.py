@@ -116,3 +116,47 @@ async def test_plain_leaf_fields_answer_as_graphql_core_answers(client, merchant
                 theirs = await gql(client, query, variables, key=merchant.sk)
             assert ours == theirs
             assert ours[0] == 200 and "errors" not in ours[1], ours
+
+
+# ---------------------------------------------------------------- the guard's plan per document
+
+GUARDED = [
+    "query($id: ID!) { payment(id: $id) { id } }",
+    "query($id: ID!, $c: ID) { payment(id: $id) { id } customer(id: $c) { id } }",
+    'query($a: String) { payments(first: 5, after: $a) { edges { node { id } } } }',
+    "query($n: Int) { payments(first: $n) { edges { node { id customer { id } } } } }",
+    "mutation($input: PaymentCaptureInput!) { paymentCapture(input: $input) { userErrors { code } } }",
+    "mutation($input: PaymentCreateInput!) { paymentCreate(input: $input) { userErrors { code } } }",
+    "query($id: ID!) { ...F } fragment F on Query { payment(id: $id) { id } again: payment(id: $id) { id } }",
+    'query($id: ID!) { payment(id: "pay_bad id") { id } other: payment(id: $id) { id } }',
+]
+VARIABLES = [
+    {}, {"id": "pay_abc", "c": "cus_abc", "a": "pay_abc", "n": 10},
+    {"id": "bad id", "c": "cus_\x00"}, {"id": "pay_abc", "c": "x" * 200}, {"a": "bad cursor!"}, {"n": 10**9},
+    {"input": {"id": "pay_abc", "amount": 5}}, {"input": {"id": "nope nope"}},
+    {"input": {"amount": 1, "currency": "TRY", "customerId": "bad id", "paymentMethod": {"card": {"number": "1"}}}},
+    {"input": {"customer": {"id": "cus_ok", "email": "a\x00b"}}}, {"id": 12345}, {"id": ["pay_a"]},
+]
+
+
+def _guarded(fn):
+    try:
+        return ("ok", fn())
+    except Exception as exc:  # noqa: BLE001 - the outcome compared is the exception
+        return (type(exc), str(exc), getattr(exc, "param", None), getattr(exc, "code", None))
+
+
+@pytest.mark.parametrize("query", GUARDED)
+def test_the_guards_plan_refuses_what_the_full_walk_refuses(query):
+    from graphql import parse
+
+    from schema import request_guard
+
+    s, doc = SCHEMA._schema, parse(query)
+    plan = request_guard.plan_request(s, doc, None)
+    for variables in VARIABLES:
+        full = _guarded(lambda: request_guard.inspect_request(s, doc, variables, None))
+        if plan is None:
+            continue
+        planned = _guarded(lambda: request_guard.inspect_planned(s, plan, variables))
+        assert planned[0] == "ok" if full[0] == "ok" else planned == full, variables
