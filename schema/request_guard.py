@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from graphql import (FieldNode, FragmentDefinitionNode, FragmentSpreadNode, GraphQLInputObjectType, GraphQLList,
                      GraphQLNonNull, GraphQLScalarType, GraphQLSchema, InlineFragmentNode, IntValueNode,
                      ListValueNode, ObjectValueNode, OperationDefinitionNode, StringValueNode, VariableNode,
@@ -232,10 +233,24 @@ def plan_request(schema: GraphQLSchema, document, operation_name: str | None) ->
     return Plan(walk.checks)
 
 
+def _reject_nul(variables: dict[str, Any]) -> None:
+    """services.validation.reject_nul after a cheap look: orjson writes a NUL in any string or
+    key as \\u0000, so variables whose JSON has none hold none. Anything else (a NUL, a value
+    orjson refuses) takes the full walk, which names the field."""
+    if not variables:
+        return
+    try:
+        if b"\\u0000" not in orjson.dumps(variables):
+            return
+    except TypeError:                   # orjson.JSONEncodeError: a key or value JSON cannot hold
+        pass
+    reject_nul(variables)
+
+
 def inspect_planned(schema: GraphQLSchema, plan: Plan, variables: dict[str, Any] | None) -> None:
     """inspect_request for an operation with a plan: the same refusals in the same order."""
     variables = variables if isinstance(variables, dict) else {}
-    reject_nul(variables)
+    _reject_nul(variables)
     if not plan.checks:
         return
     walk = _Walk(schema, {}, variables)
@@ -267,7 +282,7 @@ def inspect_request(schema: GraphQLSchema, document, variables: dict[str, Any] |
     """Raises a DomainError for a NUL, a malformed id or a cost above MAX_COST; answers the cost
     of the operation that will run (the largest one when it is not named)."""
     variables = variables if isinstance(variables, dict) else {}
-    reject_nul(variables)
+    _reject_nul(variables)
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
     walk = _Walk(schema, fragments, variables)
     cost = 0
