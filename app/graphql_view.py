@@ -10,7 +10,10 @@ import orjson
 from aiohttp import web
 from cross_web import HTTPException
 from strawberry.aiohttp.views import AiohttpWebSocketAdapter, GraphQLView
+from strawberry.exceptions import MissingQueryError
 from strawberry.http import GraphQLRequestData
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
+from strawberry.types.graphql import OperationType
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 
@@ -114,7 +117,12 @@ class QafilaGraphQLView(GraphQLView):
         request["qafila_context"] = Context(request=request, request_id=rid,
                                             client_address=client_address(request),
                                             _principal=principal, _auth_error=auth_error, kind=self.kind)
-        response = await self._run(request)
+        try:
+            response = await self._run(request)
+        finally:
+            # The context refers to the request: without this the pair would wait for the
+            # cycle collector (with everything the request holds) instead of being freed now.
+            del request["qafila_context"]
         if "qafila_status" in request:          # a refused document (see process_result): 400
             response.set_status(request["qafila_status"])
         if state is not None:
@@ -130,10 +138,13 @@ class QafilaGraphQLView(GraphQLView):
         return web.Response(text=_graphiql_page(), content_type="text/html", charset="utf-8")
 
     async def _run(self, request: web.Request) -> web.StreamResponse:
-        """Strawberry's run, with every refusal of the HTTP request itself (not JSON, not an
-        object, no query, wrong content type or method) answered as a JSON GraphQL error with
-        extensions {code, status, param, request_id} instead of Strawberry's plain text."""
+        """Strawberry's run (POST: `_run_post`, the same steps), with every refusal of the HTTP
+        request itself (not JSON, not an object, no query, wrong content type or method)
+        answered as a JSON GraphQL error with extensions {code, status, param, request_id}
+        instead of Strawberry's plain text."""
         try:
+            if request.method == "POST":
+                return await self._run_post(request)
             return await self.run(request=request)
         except DomainError as err:
             return _request_error(request, err)
@@ -141,6 +152,34 @@ class QafilaGraphQLView(GraphQLView):
             status = exc.status_code
             code = "invalid_json" if "JSON" in (exc.reason or "") else _HTTP_CODES.get(status, "invalid_request")
             return _request_error(request, DomainError(exc.reason or "Invalid request", code=code, status=status))
+
+    async def _run_post(self, request: web.Request) -> web.StreamResponse:
+        """What Strawberry's run does for a POST, without the steps that cannot apply to one on
+        this view (a websocket handshake, GraphiQL, a batch, a root value): parse the body,
+        execute, process_result, one JSON response. A streaming transport (none is configured)
+        would take Strawberry's run."""
+        request_data = await self.parse_http_body(self.request_adapter_class(request))
+        if request_data.protocol != "http":
+            return await self.run(request=request)
+        try:
+            result = await self.schema.execute(
+                request_data.query, variable_values=request_data.variables, context_value=request["qafila_context"],
+                operation_name=request_data.operation_name, allowed_operation_types=_POST_OPERATIONS,
+                operation_extensions=request_data.extensions)
+        except CannotGetOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason()) from e
+        except InvalidOperationTypeError as e:
+            raise HTTPException(400, e.as_http_error_reason("POST")) from e
+        except MissingQueryError as e:
+            raise HTTPException(400, "No GraphQL query found in the request") from e
+        response_data = await self.process_result(request=request, result=result)
+        if result.errors:
+            self._handle_errors(result.errors, response_data)
+        return web.Response(body=self.encode_json(response_data), content_type="application/json", charset="utf-8")
+
+    def is_websocket_request(self, request: web.Request) -> bool:
+        # Only a GET can be a handshake; Strawberry builds a WebSocketResponse to find out.
+        return request.method == "GET" and super().is_websocket_request(request)
 
     async def parse_http_body(self, request_adapter):
         """A POST body: Content-Type application/json (or none), a JSON object, `query` a
@@ -167,7 +206,8 @@ class QafilaGraphQLView(GraphQLView):
                                   ("operationName", "a string", str)):
             if not isinstance(data.get(name), (types, type(None))):
                 raise ValidationError(f"{name} must be {kind} or null", param=name)
-        transport = self._get_stream_transport_from_headers(request_adapter.headers)
+        transport = self._get_stream_transport_from_headers(request_adapter.headers) \
+            if self._stream_transport_map else None
         return GraphQLRequestData(query=query, variables=data.get("variables"),
                                   operation_name=data.get("operationName"), extensions=data.get("extensions"),
                                   protocol=transport.protocol if transport else "http")
@@ -195,6 +235,7 @@ class QafilaGraphQLView(GraphQLView):
     def decode_json(self, data: str | bytes) -> object:
         return orjson.loads(data)
 
+_POST_OPERATIONS = OperationType.from_http("POST")
 _HTTP_CODES = {400: "invalid_request", 404: "resource_not_found", 405: "method_not_allowed",
                415: "unsupported_media_type"}
 

@@ -5,6 +5,7 @@ on the same event loop as `qafila serve` (uvloop where installed).
 
 With PROCESSES > 1 it forks that many processes sharing the port (SO_REUSEPORT), as
 `qafila serve --workers N` does, so both sides of a ratio run the same number of processes."""
+import gc
 import os
 import sys
 
@@ -30,6 +31,7 @@ def serve(app: web.Application, port: int, processes: int) -> None:
         uvloop.install()
     except ImportError:
         pass
+    gc.freeze()                 # as `qafila serve` does once started (app/cli.py)
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=processes > 1)
 
 

@@ -5,13 +5,13 @@ import importlib
 import logging
 
 import strawberry
-from graphql import GraphQLError
-from strawberry.extensions import (DisableIntrospection, MaxAliasesLimiter, ParserCache, QueryDepthLimiter,
-                                   ValidationCache)
+from graphql import GraphQLError, specified_rules
+from strawberry.extensions import (AddValidationRules, DisableIntrospection, MaxAliasesLimiter, ParserCache,
+                                   QueryDepthLimiter, ValidationCache)
 from strawberry.tools import merge_types
 from strawberry.types import Info
 
-from schema import request_guard
+from schema import operations, request_guard
 from schema.context import Context
 from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
@@ -75,6 +75,40 @@ class RequestLimits(ParserCache, ValidationCache):
 
 
 class QafilaSchema(strawberry.Schema):
+    """Queries and mutations run through schema.operations (the work that depends only on the
+    query text done once per text, no per-request extension hooks); subscriptions keep
+    Strawberry's path with RequestLimits."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._prepare = operations.preparer(MAX_TOKENS)
+        self._rules = self._validation_rules()
+
+    def _validation_rules(self) -> tuple | None:
+        """The rules RequestLimits and AddValidationRules extensions (DisableIntrospection)
+        add, in their order; None (Strawberry's own execute) if another extension, a schema
+        directive or incremental delivery is configured."""
+        if self.directives or self.config.enable_experimental_incremental_execution:
+            return None
+        rules = tuple(specified_rules)
+        for ext in self.extensions:
+            if ext is RequestLimits:
+                rules += LIMIT_RULES
+            elif isinstance(ext, type) and issubclass(ext, AddValidationRules):
+                rules += tuple(ext().validation_rules)
+            else:
+                return None
+        return rules
+
+    async def execute(self, query, variable_values=None, context_value=None, root_value=None,
+                      operation_name=None, allowed_operation_types=None, operation_extensions=None):
+        if self._rules is None:
+            return await super().execute(query, variable_values, context_value, root_value, operation_name,
+                                         allowed_operation_types, operation_extensions)
+        return await operations.execute(self, self._prepare, self._rules, query, variable_values, context_value,
+                                        root_value, operation_name, allowed_operation_types,
+                                        operation_extensions)
+
     def process_errors(self, errors: list[GraphQLError], execution_context=None) -> None:
         # Expected outcomes are not logged; the rest is logged once by the view with a request id.
         return None
@@ -97,7 +131,7 @@ def build_schema(*, production: bool = False) -> strawberry.Schema:
     if production:
         extensions.append(DisableIntrospection)
     schema = QafilaSchema(query=query, mutation=mutation, subscription=subscription, extensions=extensions,
-                          scalar_overrides=SCALAR_OVERRIDES)
+                          scalar_overrides=SCALAR_OVERRIDES, execution_context_class=operations.Executor)
     install_input_builders(schema)
     return schema
 

@@ -8,21 +8,27 @@ from typing import Any
 from strawberry.types.unset import UNSET
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}      # an input class -> its dataclass field names
+
+
 def to_data(obj: Any) -> Any:
     """Input object -> dict of snake_case fields, leaving out what was not given."""
     if isinstance(obj, enum.Enum):
         return obj.value
     if isinstance(obj, list):
         return [to_data(x) for x in obj]
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {}
-        for f in dataclasses.fields(obj):
-            v = getattr(obj, f.name)
-            if v is UNSET or v is None:
-                continue
-            out[f.name] = to_data(v)
-        return out
-    return obj
+    names = _FIELD_NAMES.get(type(obj))
+    if names is None:
+        if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+            return obj
+        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in dataclasses.fields(obj))
+    out = {}
+    for name in names:
+        v = getattr(obj, name)
+        if v is UNSET or v is None:
+            continue
+        out[name] = to_data(v)
+    return out
 
 
 # ---------------------------------------------------------------- building inputs

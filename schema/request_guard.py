@@ -12,11 +12,14 @@ parsed document (run by schema.RequestLimits before the validation cache):
   services.ids.check_id (a malformed id is a 400 naming it).
 - NUL: no string in the variables or in the document's literals may hold a NUL character.
 
-Errors are DomainErrors; the caller wraps them as top-level GraphQL errors (HTTP 400)."""
+Errors are DomainErrors; the caller wraps them as top-level GraphQL errors (HTTP 400).
+`plan_request` does once per document what does not depend on the variables (schema.operations
+keeps the plan per query text); `inspect_planned` then checks only the variables' values."""
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from graphql import (FieldNode, FragmentDefinitionNode, FragmentSpreadNode, GraphQLInputObjectType, GraphQLList,
                      GraphQLNonNull, GraphQLScalarType, GraphQLSchema, InlineFragmentNode, IntValueNode,
                      ListValueNode, ObjectValueNode, OperationDefinitionNode, StringValueNode, VariableNode,
@@ -176,24 +179,115 @@ class _Walk:
                 check_id(str(value), param)
 
 
-def inspect_request(schema: GraphQLSchema, document, variables: dict[str, Any] | None,
-                    operation_name: str | None) -> int:
-    """Raises a DomainError for a NUL, a malformed id or a cost above MAX_COST; answers the cost
-    of the operation that will run (the largest one when it is not named)."""
-    variables = variables if isinstance(variables, dict) else {}
-    reject_nul(variables)
+class _Recorder(_Walk):
+    """The walk of a document with no variables read: each check a variable's value gets is
+    recorded, in walk order, instead of made; `dynamic` if the cost reads a variable."""
+
+    def __init__(self, schema: GraphQLSchema, fragments: dict[str, FragmentDefinitionNode]):
+        super().__init__(schema, fragments, {})
+        self.checks: list[tuple[Any, str, str]] = []      # (input type, or None for a cursor; variable; param)
+        self.dynamic = False
+
+    def cursor(self, node, param: str) -> None:
+        if isinstance(node, VariableNode):
+            self.checks.append((None, node.name.value, param))
+        else:
+            super().cursor(node, param)
+
+    def literal(self, type_, node, param: str) -> None:
+        if isinstance(node, VariableNode):
+            self.checks.append((type_, node.name.value, param))
+        else:
+            super().literal(type_, node, param)
+
+    def multiplier(self, node: FieldNode, fdef) -> int:
+        if any(isinstance(a.value, VariableNode) and a.name.value in PAGE_ARGUMENTS for a in node.arguments or ()):
+            self.dynamic = True
+        return super().multiplier(node, fdef)
+
+
+class Plan:
+    """What inspect_request does for one operation of one document, less what depends only on
+    the document (its literals, which passed, and its cost, which is within the limit): the
+    checks of the variables' values, in the order the walk makes them."""
+
+    __slots__ = ("checks",)
+
+    def __init__(self, checks: list[tuple[Any, str, str]]):
+        self.checks = checks
+
+
+def plan_request(schema: GraphQLSchema, document, operation_name: str | None) -> Plan | None:
+    """The plan of an operation, or None when inspect_request must run in full on every request:
+    its cost depends on a variable, or the document itself is refused (a literal or its cost)."""
     fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
-    walk = _Walk(schema, fragments, variables)
+    walk = _Recorder(schema, fragments)
     cost = 0
+    try:
+        for op in _operations(schema, document, operation_name):
+            cost = max(cost, walk.selections(op.selection_set, schema.get_root_type(op.operation)))
+    except ValidationError:
+        return None
+    if walk.dynamic or cost > MAX_COST:
+        return None
+    return Plan(walk.checks)
+
+
+def _reject_nul(variables: dict[str, Any]) -> None:
+    """services.validation.reject_nul after a cheap look: orjson writes a NUL in any string or
+    key as \\u0000, so variables whose JSON has none hold none. Anything else (a NUL, a value
+    orjson refuses) takes the full walk, which names the field."""
+    if not variables:
+        return
+    try:
+        if b"\\u0000" not in orjson.dumps(variables):
+            return
+    except TypeError:                   # orjson.JSONEncodeError: a key or value JSON cannot hold
+        pass
+    reject_nul(variables)
+
+
+def inspect_planned(schema: GraphQLSchema, plan: Plan, variables: dict[str, Any] | None) -> None:
+    """inspect_request for an operation with a plan: the same refusals in the same order."""
+    variables = variables if isinstance(variables, dict) else {}
+    _reject_nul(variables)
+    if not plan.checks:
+        return
+    walk = _Walk(schema, {}, variables)
+    for type_, name, param in plan.checks:
+        value = variables.get(name, _MISSING)
+        if value is _MISSING:
+            continue
+        if type_ is None:
+            if isinstance(value, str):
+                check_id(value, param)
+        else:
+            walk.value(type_, value, param)
+
+
+def _operations(schema: GraphQLSchema, document, operation_name: str | None):
+    """The operations inspect_request walks: the named one, or every one with a root type."""
     for op in document.definitions:
         if not isinstance(op, OperationDefinitionNode):
             continue
         if operation_name and (op.name is None or op.name.value != operation_name):
             continue
-        root = schema.get_root_type(op.operation)
-        if root is None:
+        if schema.get_root_type(op.operation) is None:
             continue
-        cost = max(cost, walk.selections(op.selection_set, root))
+        yield op
+
+
+def inspect_request(schema: GraphQLSchema, document, variables: dict[str, Any] | None,
+                    operation_name: str | None) -> int:
+    """Raises a DomainError for a NUL, a malformed id or a cost above MAX_COST; answers the cost
+    of the operation that will run (the largest one when it is not named)."""
+    variables = variables if isinstance(variables, dict) else {}
+    _reject_nul(variables)
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    walk = _Walk(schema, fragments, variables)
+    cost = 0
+    for op in _operations(schema, document, operation_name):
+        cost = max(cost, walk.selections(op.selection_set, schema.get_root_type(op.operation)))
     if cost > MAX_COST:
         raise ValidationError(f"Query cost {cost} exceeds the limit of {MAX_COST} (each field costs 1; "
                               f"first/last/limit multiply what they select)", code="query_too_complex")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from models import _lookup as lookup
 from models.core import Merchant
 from services.identity import api_keys
 from services.errors import NotFound, ValidationError
@@ -52,7 +53,7 @@ async def sign_in_or_up(email: str) -> tuple[Merchant, bool]:
 
 
 async def get_viewer(*, principal: Principal) -> Merchant:
-    merchant = await Merchant.get_or_none(id=principal.merchant_id)
+    merchant = await lookup.first(Merchant, id=principal.merchant_id)     # the compiled read (models/_lookup)
     if merchant is None:
         raise NotFound()
     return merchant

@@ -1,0 +1,162 @@
+"""QafilaSchema.execute (schema.operations: parse, operation and validation kept per query text)
+answers exactly what Strawberry's own Schema.execute with our extensions answers, refusals
+included, on the first request of a text and on the next ones."""
+import pytest
+import strawberry
+
+from schema import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS, build_schema
+from schema.context import Context
+from strawberry.types.graphql import OperationType
+
+SCHEMA = build_schema()
+PRODUCTION = build_schema(production=True)
+
+_DEEP = "{ __schema { types { " + "fields { type { " * MAX_DEPTH + "name" + " } }" * MAX_DEPTH + " } } }"
+_ALIASES = "{ " + " ".join(f"a{i}: __typename" for i in range(MAX_ALIASES + 5)) + " }"
+_COSTLY = "{ " + " ".join(f"p{i}: payments(first: 1000) {{ edges {{ node {{ id status amount }} }} }}"
+                          for i in range(5)) + " }"
+
+CASES = {
+    "execution error with a path (no credential)": ("{ viewer { id email } }", {}),
+    "syntax error": ("{ viewer { id ", {}),
+    "too many tokens": ("{ " + "a " * (MAX_TOKENS + 10) + "}", {}),
+    "two operations, none named: the first runs": ("query A { __typename } query B { viewer { id } }", {}),
+    "two operations, the second named": ("query A { __typename } query B { viewer { id } }",
+                                         {"operation_name": "B"}),
+    "unknown operation name": ("query A { __typename }", {"operation_name": "C"}),
+    "anonymous and named operations": ("{ __typename } query B { __typename }", {}),
+    "mutation where only queries are allowed": (
+        "mutation { paymentIntentCreate(input: {}) { userErrors { code } } }",
+        {"allowed_operation_types": {OperationType.QUERY}}),
+    "unknown field": ("{ nope }", {}),
+    "introspection depth": (_DEEP, {}),
+    "alias limit": (_ALIASES, {}),
+    "cost limit": (_COSTLY, {}),
+    "malformed id literal": ('{ payment(id: "not an id!") { id } }', {}),
+    "NUL in a variable": ("query($id: ID!) { payment(id: $id) { id } }", {"variable_values": {"id": "pay_\x00"}}),
+    "missing variable": ("query($id: ID!) { payment(id: $id) { id } }", {}),
+    "variable of the wrong type": ("query($first: Int) { payments(first: $first) { totalCount } }",
+                                   {"variable_values": {"first": "x"}}),
+    "introspection": ("{ __schema { queryType { name } } }", {}),
+    "typename": ("{ __typename }", {}),
+}
+
+
+async def _outcome(execute, schema, query, kwargs):
+    try:
+        result = await execute(schema, query, context_value=Context(request=None, request_id="req_test"), **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the outcome compared is the exception
+        return ("raised", type(exc), getattr(exc, "operation_name", None), getattr(exc, "operation_type", None))
+    errors = result.errors or []
+    return (type(result), result.data, [e.formatted for e in errors],
+            [type(e.original_error) for e in errors], result.extensions)
+
+
+@pytest.mark.parametrize("production", [False, True], ids=["development", "production"])
+@pytest.mark.parametrize("case", sorted(CASES))
+async def test_prepared_execution_answers_as_strawberry(case, production):
+    schema = PRODUCTION if production else SCHEMA
+    query, kwargs = CASES[case]
+    theirs = await _outcome(strawberry.Schema.execute, schema, query, kwargs)
+    first = await _outcome(type(schema).execute, schema, query, kwargs)
+    again = await _outcome(type(schema).execute, schema, query, kwargs)
+    assert first == theirs
+    assert again == theirs
+
+
+async def test_an_empty_query_is_refused_as_strawberry_refuses_it():
+    for execute in (strawberry.Schema.execute, type(SCHEMA).execute):
+        outcome = await _outcome(execute, SCHEMA, "", {})
+        assert outcome[:2] == ("raised", strawberry.exceptions.MissingQueryError)
+
+
+# ---------------------------------------------------------------- plain leaf fields
+
+PAYMENT_FIELDS = """id status amount currency provider createdAt riskScore amountCaptured amountRefunded
+  captureMethod declineCode customerId paymentLink receiptUrl metadata __typename again: id
+  card { brand last4 expMonth expYear fingerprint country }
+  routingDecision { strategy reason latencyMs ruleId alternativesConsidered attempts { provider outcome } }
+  customer { id email } receipt { channel status }"""
+DOCUMENTS = [
+    ("query($id: ID!) { payment(id: $id) { " + PAYMENT_FIELDS + " } }", "payment"),
+    ("query($id: ID!) { payment(id: $id) { id status amount currency provider createdAt } }", "payment"),
+    ("query($id: ID!) { paymentIntent(id: $id) { id status amount currency netAmount settlementDate livemode "
+     "canceledAt succeededAt description metadata fee { amount currency rate breakdown { processing network } } "
+     "nextAction { type } split { merchantId amount } crypto { asset } } }", "intent"),
+    ("{ viewer { id email } }", None),
+    ("{ payments(first: 5) { totalCount edges { cursor node { id status amount declineCode } } } }", None),
+]
+
+
+def _view_schema(app):
+    return next(route.handler.schema for resource in app.router.resources() for route in resource
+                if getattr(route.handler, "schema", None) is not None)
+
+
+async def test_plain_leaf_fields_answer_as_graphql_core_answers(client, merchant, monkeypatch):
+    from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
+
+    from models.payments import Payment
+    from tests.helpers import gql
+    from tests.payments_fixtures import DECLINED, call, pay
+
+    _, paid = await pay(client, merchant.sk, customer={"email": "leaf@example.com"})
+    await pay(client, merchant.sk, number=DECLINED)
+    declined = {"id": (await Payment.get(merchant_id=merchant.id, status="failed")).id}
+    _, intent = await call(client, "POST", "/v1/payments/intent", merchant.sk,
+                           {"amount": 5000, "currency": "TRY", "payment_method": "card"})
+    schema = _view_schema(client.app)
+    for query, kind in DOCUMENTS:
+        ids = {"payment": [paid["id"], declined["id"]], "intent": [intent["id"]], None: [None]}[kind]
+        for id_ in ids:
+            variables = {"id": id_} if id_ else {}
+            ours = await gql(client, query, variables, key=merchant.sk)
+            with monkeypatch.context() as m:
+                m.setattr(schema, "execution_context_class", StrawberryGraphQLCoreExecutionContext)
+                theirs = await gql(client, query, variables, key=merchant.sk)
+            assert ours == theirs
+            assert ours[0] == 200 and "errors" not in ours[1], ours
+
+
+# ---------------------------------------------------------------- the guard's plan per document
+
+GUARDED = [
+    "query($id: ID!) { payment(id: $id) { id } }",
+    "query($id: ID!, $c: ID) { payment(id: $id) { id } customer(id: $c) { id } }",
+    'query($a: String) { payments(first: 5, after: $a) { edges { node { id } } } }',
+    "query($n: Int) { payments(first: $n) { edges { node { id customer { id } } } } }",
+    "mutation($input: PaymentCaptureInput!) { paymentCapture(input: $input) { userErrors { code } } }",
+    "mutation($input: PaymentCreateInput!) { paymentCreate(input: $input) { userErrors { code } } }",
+    "query($id: ID!) { ...F } fragment F on Query { payment(id: $id) { id } again: payment(id: $id) { id } }",
+    'query($id: ID!) { payment(id: "pay_bad id") { id } other: payment(id: $id) { id } }',
+]
+VARIABLES = [
+    {}, {"id": "pay_abc", "c": "cus_abc", "a": "pay_abc", "n": 10},
+    {"id": "bad id", "c": "cus_\x00"}, {"id": "pay_abc", "c": "x" * 200}, {"a": "bad cursor!"}, {"n": 10**9},
+    {"input": {"id": "pay_abc", "amount": 5}}, {"input": {"id": "nope nope"}},
+    {"input": {"amount": 1, "currency": "TRY", "customerId": "bad id", "paymentMethod": {"card": {"number": "1"}}}},
+    {"input": {"customer": {"id": "cus_ok", "email": "a\x00b"}}}, {"id": 12345}, {"id": ["pay_a"]},
+]
+
+
+def _guarded(fn):
+    try:
+        return ("ok", fn())
+    except Exception as exc:  # noqa: BLE001 - the outcome compared is the exception
+        return (type(exc), str(exc), getattr(exc, "param", None), getattr(exc, "code", None))
+
+
+@pytest.mark.parametrize("query", GUARDED)
+def test_the_guards_plan_refuses_what_the_full_walk_refuses(query):
+    from graphql import parse
+
+    from schema import request_guard
+
+    s, doc = SCHEMA._schema, parse(query)
+    plan = request_guard.plan_request(s, doc, None)
+    for variables in VARIABLES:
+        full = _guarded(lambda: request_guard.inspect_request(s, doc, variables, None))
+        if plan is None:
+            continue
+        planned = _guarded(lambda: request_guard.inspect_planned(s, plan, variables))
+        assert planned[0] == "ok" if full[0] == "ok" else planned == full, variables
