@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models._rows import new
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
 from services import events, idempotency
@@ -332,7 +333,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
                        "address": crypto.new_deposit_address(network, livemode=principal.livemode),
                        "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}",
                        "rate_locked_until": _iso(q.rate_locked_until)}
-    intent = PaymentIntent(
+    intent = new(PaymentIntent,
         id=new_id("pay"), merchant_id=principal.merchant_id, livemode=principal.livemode,
         status="requires_payment_method", amount=amount, currency=currency, payment_method=method,
         customer_id=customer_id, order_id=order_id, description=description, statement_descriptor=descriptor,
@@ -345,7 +346,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     # The intent, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
         intent,
-        *(IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
+        *(new(IntentSplit, id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
         events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created",
                      obj=intent_object(intent))])

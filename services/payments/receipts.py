@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from tortoise import connections
 from tortoise.expressions import Q
 
+from models._rows import new
 from models.core import Merchant
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
@@ -84,7 +85,7 @@ def build(*, merchant_id: str, livemode: bool, payment_id: str, source: str, cus
     else:
         return None
     now = runtime().clock.now()
-    return Receipt(id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
+    return new(Receipt, id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
                    source=source, channel=channel, sent_to=to[:254], locale=locale_for(customer, locale),
                    status="pending", attempts=0, next_attempt_at=now, created_at=now, updated_at=now)
 
