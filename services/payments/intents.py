@@ -22,7 +22,7 @@ from models._rows import new
 from models.core import Merchant
 from models.intents import IntentSplit, PaymentIntent
 from services import events, idempotency
-from services.money import analytics, ledger, settlement
+from services.money import analytics, ledger, markets, settlement
 from services.payments import cards, crypto, pricing, receipts, routing
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -316,8 +316,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     f.reject_unknown()
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
-    merchant = await lookup.first(Merchant, id=principal.merchant_id)
-    market = merchant.country if merchant.country in settlement.MARKETS else "TR"
+    market = await markets.cached_market_of(principal.merchant_id)
     now = runtime().clock.now()
     fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
                               home_currency=pricing.MARKET_CURRENCY[market],
