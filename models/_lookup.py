@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
+from tortoise.fields.base import Field
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
@@ -227,21 +228,55 @@ async def insert_all(instances: Sequence[Model]) -> None:
         obj._saved_in_db = True
 
 
+_PLANS: dict[type, tuple] = {}
+_BASE_TO_DB = Field.to_db_value
+_CACHED_ROWS = 32
+
+
+def _insert_plan(model: type[Model]) -> tuple[str, tuple[tuple[str, Any, type | None], ...]]:
+    """(`INSERT INTO t (columns)`, per column (field name, field, exact type that passes as is)),
+    once per model. A value of exactly the field's type goes to the driver unconverted: for those
+    fields Tortoise's to_db_value only runs the max-length validator, and on PostgreSQL the
+    column's varchar(n) refuses the same values."""
+    plan = _PLANS.get(model)
+    if plan is None:
+        fields = model._meta.fields_map
+        columns = _insert_columns(model)
+        per_column = tuple((f, fields[f], fields[f].field_type if type(fields[f]).to_db_value is _BASE_TO_DB else None)
+                           for _, f in columns)
+        names = ", ".join(f'"{c}"' for c, _ in columns)
+        plan = _PLANS[model] = (f'INSERT INTO "{model._meta.db_table}" ({names}) VALUES ', per_column)
+    return plan
+
+
 async def _insert_statement(db, instances: Sequence[Model]) -> None:
     values: list[Any] = []
-    parts = []
-    for i, (model, group) in enumerate(itertools.groupby(instances, key=type)):
-        columns = _insert_columns(model)
-        fields = model._meta.fields_map
-        tuples = []
+    shape = []
+    for model, group in itertools.groupby(instances, key=type):
+        _, per_column = _insert_plan(model)
+        n = 0
         for obj in group:
-            row = [fields[f].to_db_value(getattr(obj, f), obj) for _, f in columns]
-            tuples.append("(" + ", ".join(f"${len(values) + k}" for k in range(1, len(row) + 1)) + ")")
-            values.extend(row)
-        names = ", ".join(f'"{c}"' for c, _ in columns)
-        parts.append(f'w{i} AS (INSERT INTO "{model._meta.db_table}" ({names}) VALUES {", ".join(tuples)}'
-                     f'{_on_conflict(model)})')
-    await db.execute_query("WITH " + ", ".join(parts) + " SELECT 1", values)
+            for name, field, plain in per_column:
+                value = getattr(obj, name)
+                values.append(value if type(value) is plain or (value is None and plain is not None)
+                              else field.to_db_value(value, obj))
+            n += 1
+        shape.append((model, n))
+    key = ("insert", tuple(shape))
+    sql = _SQL.get(key)
+    if sql is None:
+        parts, k = [], 0
+        for i, (model, n) in enumerate(shape):
+            head, per_column = _insert_plan(model)
+            tuples = []
+            for _ in range(n):
+                tuples.append("(" + ", ".join(f"${k + j}" for j in range(1, len(per_column) + 1)) + ")")
+                k += len(per_column)
+            parts.append(f'w{i} AS ({head}{", ".join(tuples)}{_on_conflict(model)})')
+        sql = "WITH " + ", ".join(parts) + " SELECT 1"
+        if len(instances) <= _CACHED_ROWS:      # the creates' few shapes, not every batch size
+            _SQL[key] = sql
+    await db.execute_query(sql, values)
 
 
 # ---- counters: a model with UPSERT_KEYS (its unique key) and UPSERT_ADD (counter columns) is

@@ -227,7 +227,8 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
     qs = Event.filter(fanned_out=False, created_at__gte=since)
     if merchant_id:
         qs = qs.filter(merchant_id=merchant_id)
-    events = await qs.order_by("created_at").limit(limit)
+    # Not the events' data (a payment object each): the fan-out needs only who and what.
+    events = await qs.order_by("created_at").limit(limit).only("id", "merchant_id", "livemode", "type", "created_at")
     if not events:
         return 0
     endpoints = await WebhookEndpoint.filter(merchant_id__in={e.merchant_id for e in events}, status="active")

@@ -9,6 +9,7 @@ from models.core import Merchant
 from services.errors import ValidationError
 from services.infra.runtime import runtime
 from services.principal import Principal
+from services.money import markets
 from services.money.settlement import MARKETS
 from services.validation import Fields
 
@@ -43,6 +44,7 @@ async def update_profile(*, principal: Principal, data: dict) -> dict:
     changes = {k: v for k, v in (("name", name), ("country", country)) if f.has(k)}
     if changes:
         await Merchant.filter(id=m.id).update(**changes)
+        markets.forget(m.id)            # the intent create's cached market
     now = runtime().clock.now()
     values = {k: v for k, v in (("legal_name", legal_name), ("address", address), ("tax_number", tax_number))
               if f.has(k)}

@@ -20,6 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from models import _lookup as lookup
+from models._rows import new
 from models.money import LatencyRollup, PaymentRollup
 from services.money import markets
 from services.billing import test_clock
@@ -49,7 +50,7 @@ def bucket(ms: int) -> int:
 
 def _rollup(p, day: date, provider: str | None, **counts: int) -> PaymentRollup:
     base = {c: 0 for c in PaymentRollup.UPSERT_ADD}
-    return PaymentRollup(merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
+    return new(PaymentRollup, merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
                          provider=provider or "", **{**base, **counts})
 
 
@@ -63,7 +64,7 @@ def payment_rows(p, attempts, market: str) -> list:
                           captured=p.amount_captured if p.status == "succeeded" else 0)]
     for a in attempts:
         rows.append(_rollup(p, day, a.provider, tries=1, tries_approved=int(a.outcome == "approved")))
-        rows.append(LatencyRollup(merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
+        rows.append(new(LatencyRollup, merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
                                   provider=a.provider, bucket=bucket(a.latency_ms), count=1))
     return rows
 
@@ -77,7 +78,7 @@ def intent_rows(intent, market: str, when: datetime, *, approved: bool, attempts
                           volume=intent.amount if approved else 0, captured=intent.amount if approved else 0)]
     for a in attempts:
         rows.append(_rollup(intent, day, a.provider, tries=1, tries_approved=int(a.result.outcome == "approved")))
-        rows.append(LatencyRollup(merchant_id=intent.merchant_id, livemode=intent.livemode, day=day,
+        rows.append(new(LatencyRollup, merchant_id=intent.merchant_id, livemode=intent.livemode, day=day,
                                   currency=intent.currency, provider=a.provider,
                                   bucket=bucket(a.result.latency_ms), count=1))
     return rows

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from tortoise.functions import Sum
 
+from models._rows import new
 from models.money import BalanceLine
 from models.payments import LedgerEntry
 from services.ids import new_id
@@ -63,7 +64,7 @@ def entries(*, merchant_id: str, livemode: bool, currency: str, kind: str, legs:
         raise ValueError(f"unbalanced ledger transaction {kind}: {legs}")
     txn = new_id("ltx")
     now = runtime().clock.now()
-    return [LedgerEntry(merchant_id=merchant_id, livemode=livemode, txn_id=txn, kind=kind, account=leg.account,
+    return [new(LedgerEntry, merchant_id=merchant_id, livemode=livemode, txn_id=txn, kind=kind, account=leg.account,
                         currency=currency, amount=leg.amount, payment_id=payment_id, refund_id=refund_id,
                         source_id=source_id, created_at=now)
             for leg in legs if leg.amount != 0]
@@ -79,7 +80,7 @@ def balance_line(legs: Sequence[LedgerEntry]) -> BalanceLine | None:
     first = mine[0]
     net = -sum(e.amount for e in mine)
     fee = -sum(e.amount for e in legs if e.account == FEE_REVENUE)
-    return BalanceLine(id=first.txn_id, merchant_id=first.merchant_id, livemode=first.livemode,
+    return new(BalanceLine, id=first.txn_id, merchant_id=first.merchant_id, livemode=first.livemode,
                        currency=first.currency, kind=first.kind, payment_id=first.payment_id,
                        refund_id=first.refund_id, source_id=first.source_id, gross=net + fee, fee=fee, net=net,
                        created_at=first.created_at, settlement_id=None)

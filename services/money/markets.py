@@ -3,6 +3,7 @@ money views share: merchant-local dates, the start of a local day, and which led
 available (past their T+1 settlement date) on a day."""
 from __future__ import annotations
 
+import time as _time
 from datetime import date, datetime, time, timedelta, timezone
 from functools import lru_cache
 from zoneinfo import ZoneInfo
@@ -21,6 +22,33 @@ def market(country: str | None) -> str:
 async def market_of(merchant_id: str) -> str:
     m = await lookup.first(Merchant, id=merchant_id)
     return market(m.country if m else None)
+
+
+# The merchant's market for the intent create, which needs nothing else from the database before
+# its one write: the merchant's country is configuration (PUT /api/merchant), not payment state,
+# so each process keeps it COUNTRY_TTL seconds. The process that changes it forgets it at once
+# (`forget`); another serving process (`qafila serve --workers N`) sees it within COUNTRY_TTL.
+COUNTRY_TTL = 5.0
+_COUNTRIES: dict[str, tuple[float, str | None]] = {}
+_COUNTRIES_MAX = 10_000
+
+
+async def cached_market_of(merchant_id: str) -> str:
+    now = _time.monotonic()
+    hit = _COUNTRIES.get(merchant_id)
+    if hit is not None and hit[0] > now:
+        return market(hit[1])
+    m = await lookup.first(Merchant, id=merchant_id)
+    country = m.country if m else None
+    if len(_COUNTRIES) >= _COUNTRIES_MAX:
+        _COUNTRIES.clear()
+    _COUNTRIES[merchant_id] = (now + COUNTRY_TTL, country)
+    return market(country)
+
+
+def forget(merchant_id: str) -> None:
+    """Call after changing a merchant's country."""
+    _COUNTRIES.pop(merchant_id, None)
 
 
 @lru_cache(maxsize=16)

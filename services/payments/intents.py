@@ -18,11 +18,12 @@ from urllib.parse import urlencode, urlsplit
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models._rows import new
 from models.core import ListCount, Merchant
 from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
-from services.money import analytics, ledger, settlement
+from services.money import analytics, ledger, markets, settlement
 from services.payments import cards, crypto, pricing, receipts, routing
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -327,8 +328,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     f.reject_unknown()
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
-    merchant = await lookup.first(Merchant, id=principal.merchant_id)
-    market = merchant.country if merchant.country in settlement.MARKETS else "TR"
+    market = await markets.cached_market_of(principal.merchant_id)
     now = runtime().clock.now()
     fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
                               home_currency=pricing.MARKET_CURRENCY[market],
@@ -344,7 +344,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
                        "address": crypto.new_deposit_address(network, livemode=principal.livemode),
                        "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}",
                        "rate_locked_until": _iso(q.rate_locked_until)}
-    intent = PaymentIntent(
+    intent = new(PaymentIntent,
         id=new_id("pay"), merchant_id=principal.merchant_id, livemode=principal.livemode,
         status="requires_payment_method", amount=amount, currency=currency, payment_method=method,
         customer_id=customer_id, order_id=order_id, description=description, statement_descriptor=descriptor,
@@ -358,7 +358,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     await lookup.insert_all([
         intent,
         ListCount.added("intents", intent),     # the list's total, kept with the row
-        *(IntentSplit(id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
+        *(new(IntentSplit, id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
         events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created",
                      obj=intent_object(intent))])

@@ -10,7 +10,6 @@ written in the same transaction.
 """
 from __future__ import annotations
 
-import asyncio
 import copy
 import time
 from dataclasses import dataclass
@@ -20,9 +19,10 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models import _rows as rows_
 from models.billing import SavedCard
-from models.core import ListCount
-from models.payments import Payment, PaymentAttempt, Refund
+from models.core import ListCount, Merchant
+from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets
@@ -168,29 +168,87 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
 
 
-async def _no_rules() -> list:
-    return []
+def _create_read_sql(customer_by: str | None, rules: bool) -> str:
+    """The one read of a payment create: the risk signals, the merchant's country and, when
+    needed, the customer (by id or by e-mail: the oldest with it) and the active routing rules
+    (one row per rule, the rest repeated; one row when there is none). `{}` are placeholders."""
+    cmeta, rmeta = Customer._meta, RoutingRule._meta
+    columns = [risk.SIGNALS_COLUMNS, f'(SELECT "country" FROM "{Merchant._meta.db_table}" WHERE "id" = {{}}) '
+                                     f'AS "merchant_country"']
+    joins = ""
+    if customer_by is not None:
+        columns += [f'cu."{c}" AS "c_{c}"' for c in sorted(cmeta.db_fields)]
+        where = '"id" = {}' if customer_by == "id" else '"email" = {} ORDER BY "created_at"'
+        joins += (f' LEFT JOIN (SELECT * FROM "{cmeta.db_table}" WHERE "merchant_id" = {{}} AND "livemode" = {{}} '
+                  f'AND {where} LIMIT 1) cu ON 1 = 1')
+    if rules:
+        columns += [f'r."{c}" AS "r_{c}"' for c in sorted(rmeta.db_fields)]
+        joins += (f' LEFT JOIN "{rmeta.db_table}" r ON r."merchant_id" = {{}} AND r."livemode" = {{}} '
+                  f'AND r."status" = \'active\' ORDER BY r."priority", r."created_at"')
+    return f"SELECT {', '.join(columns)} FROM {risk.SIGNALS_FROM}{joins}"
+
+
+_CREATE_READ_SQL: dict[tuple, str] = {}     # made at first use: the models' columns are known once Tortoise is up
+
+
+@dataclass
+class _Context:
+    """What a payment create reads before it decides: all in one statement."""
+    signals: dict
+    market: str
+    customer: Customer | None
+    new_customer: bool
+    rules: list[RoutingRule]
+
+
+async def _read_context(principal: Principal, req: CreateRequest, client_address: str | None) -> _Context:
+    """One round trip: risk signals, market, customer and rules (customers.resolve_for_payment,
+    risk.assess, routing.active_rules and markets.market_of, read together)."""
+    given = req.customer or {}
+    cid = req.customer_id or given.get("id")
+    by, key = ("id", cid) if cid else ("email", given["email"]) if given.get("email") else (None, None)
+    values = [principal.merchant_id, *risk.signal_values(principal=principal, currency=req.currency, card=req.card,
+                                                         client_address=client_address)]
+    if by is not None:
+        values += [principal.merchant_id, principal.livemode, key]
+    if not req.choice.explicit:
+        values += [principal.merchant_id, principal.livemode]
+    variant = (by, not req.choice.explicit)
+    sql = _CREATE_READ_SQL.get(variant)
+    if sql is None:
+        sql = _CREATE_READ_SQL[variant] = _create_read_sql(*variant)
+    found = await lookup.query(Payment, sql, values)
+    first = found[0]
+    customer = None
+    if by is not None and first["c_id"] is not None:
+        customer = Customer._init_from_db(**{c: first["c_" + c] for c in Customer._meta.db_fields})
+    new_customer = False
+    if cid and customer is None:
+        raise NotFound(param="customer_id" if req.customer_id else "customer.id")
+    if customer is None and any(given.get(k) for k in ("email", "name", "phone")):
+        now = runtime().clock.now()    # written with the payment (customers.resolve_for_payment made it apart)
+        customer = rows_.new(Customer, id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
+                            email=given.get("email"), name=given.get("name"), phone=given.get("phone"),
+                            metadata={}, created_at=now, updated_at=now)
+        new_customer = True
+    rules = [RoutingRule._init_from_db(**{c: row["r_" + c] for c in RoutingRule._meta.db_fields})
+             for row in found if row.get("r_id") is not None]
+    return _Context(signals=first, market=markets.market(first["merchant_country"]), customer=customer,
+                    new_customer=new_customer, rules=rules)
 
 
 async def _create(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
     started = time.perf_counter()
-    # The reads are independent: run them side by side (one round trip of latency, not five).
+    ctx = await _read_context(principal, req, client_address)
+    customer, rules, market = ctx.customer, ctx.rules, ctx.market
     given_email = (req.customer or {}).get("email")
-    customer, assessment, rules, market = await asyncio.gather(
-        customers.resolve_for_payment(principal=principal, given=req.customer, customer_id=req.customer_id),
-        risk.assess(principal=principal, amount=req.amount, currency=req.currency, card=req.card,
-                    email=given_email, client_address=client_address, billing_country=req.billing_country),
-        _no_rules() if req.choice.explicit else routing.active_rules(principal=principal),
-        markets.market_of(principal.merchant_id))
-    email = given_email or (customer.email if customer else None)
-    if email != given_email:           # a customer given by id: judge with its e-mail
-        assessment = await risk.assess(principal=principal, amount=req.amount, currency=req.currency,
-                                       card=req.card, email=email, client_address=client_address,
-                                       billing_country=req.billing_country)
+    email = given_email or (customer.email if customer else None)     # a customer given by id: its e-mail
+    assessment = risk.judge(ctx.signals, amount=req.amount, card=req.card, email=email,
+                            client_address=client_address, billing_country=req.billing_country)
     pay_id = new_id("pay")
     now = runtime().clock.now()
     card = req.card
-    p = Payment(id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
+    p = rows_.new(Payment, id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
                 currency=req.currency, capture_method="automatic" if req.capture else "manual",
                 risk_score=assessment.score, risk_signals=assessment.signals, payment_method_type="card",
                 card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
@@ -222,7 +280,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         final = cascade.final
         p.provider = final.provider
         p.routing_decision = cascade.routing_decision()
-        attempts = [PaymentAttempt(id=new_id("att"), payment_id=pay_id, merchant_id=principal.merchant_id,
+        attempts = [rows_.new(PaymentAttempt, id=new_id("att"), payment_id=pay_id, merchant_id=principal.merchant_id,
                                    livemode=principal.livemode, number=a.attempt, provider=a.provider,
                                    outcome=a.result.outcome, decline_code=a.result.decline_code,
                                    amount=req.amount, currency=req.currency, latency_ms=a.result.latency_ms,
@@ -240,10 +298,11 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             p.failure_message = final.result.message[:200] or None
     # The payment, its attempts, its ledger legs and its event: written together or not at all
     # (one statement on PostgreSQL).
-    rows: list = [p, ListCount.added("payments", p), *attempts]     # the list count: its total
+    rows: list = [customer] if ctx.new_customer else []
+    rows += [p, ListCount.added("payments", p), *attempts]     # the list count: its total
     if p.status in ("succeeded", "authorized") and p.customer_id and card.number:
         # The customer's card, saved as a token for later charges (renewals): never the number.
-        rows.append(SavedCard(id=new_id("card"), merchant_id=p.merchant_id, livemode=p.livemode,
+        rows.append(rows_.new(SavedCard, id=new_id("card"), merchant_id=p.merchant_id, livemode=p.livemode,
                               customer_id=p.customer_id, payment_id=p.id, brand=card.brand, last4=card.last4,
                               exp_month=card.exp_month, exp_year=card.exp_year, fingerprint=card.fingerprint,
                               behaviour=cards.saved_behaviour(card), created_at=now))

@@ -16,6 +16,8 @@ from datetime import datetime, timedelta
 from tortoise import connections
 from tortoise.expressions import Q
 
+from models import _lookup as lookup
+from models._rows import new
 from models.core import Merchant
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
@@ -84,7 +86,7 @@ def build(*, merchant_id: str, livemode: bool, payment_id: str, source: str, cus
     else:
         return None
     now = runtime().clock.now()
-    return Receipt(id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
+    return new(Receipt, id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
                    source=source, channel=channel, sent_to=to[:254], locale=locale_for(customer, locale),
                    status="pending", attempts=0, next_attempt_at=now, created_at=now, updated_at=now)
 
@@ -155,30 +157,52 @@ async def view(payment_id: str) -> ReceiptView | None:
     """The receipt of a succeeded payment or intent, or None (unknown, or not paid)."""
     if not isinstance(payment_id, str):
         return None
-    p = await Payment.get_or_none(id=payment_id)
-    if p is not None:
-        if p.status not in PAID:
-            return None
-        m = await Merchant.get(id=p.merchant_id)
-        return ReceiptView(p.id, m.name or m.email, p.amount_captured or p.amount, p.currency, "card", p.card_brand,
-                           p.card_last4, p.captured_at or p.created_at, p.status, p.description, None, p.livemode)
-    i = await PaymentIntent.get_or_none(id=payment_id)
-    if i is None or i.status not in ("succeeded", "refunded"):
-        return None
-    m = await Merchant.get(id=i.merchant_id)
-    brand = last4 = None
-    if i.payment_method_ref:
-        from services.payments.payment_methods import TEST_METHODS, _test_method
-        from models.intents import PaymentMethod
-        if i.payment_method_ref in TEST_METHODS:
-            pm = _test_method(i.payment_method_ref)
-            brand, last4 = pm.brand, pm.last4
-        else:
-            row = await PaymentMethod.get_or_none(id=i.payment_method_ref)
-            if row is not None:
-                brand, last4 = row.brand, row.last4
-    return ReceiptView(i.id, m.name or m.email, i.amount, i.currency, i.payment_method, brand, last4,
-                       i.succeeded_at or i.created_at, i.status, i.description, i.locale, i.livemode)
+    return (await views([payment_id])).get(payment_id)
+
+
+_PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", "currency", "card_brand", "card_last4",
+                    "captured_at", "created_at", "description", "livemode")
+_INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "currency", "payment_method", "payment_method_ref",
+                   "succeeded_at", "created_at", "description", "locale", "livemode")
+
+
+async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
+    """The receipts of those of `payment_ids` that are succeeded payments or intents, by id: a few
+    reads for any number (the worker reads a whole claimed batch at once)."""
+    from models.intents import PaymentMethod
+    from services.payments.payment_methods import TEST_METHODS, _test_method
+
+    ids = list(set(payment_ids))
+    if not ids:
+        return {}
+    pays = [p for p in await Payment.filter(id__in=ids).values(*_PAYMENT_COLUMNS)]
+    rest = list(set(ids) - {p["id"] for p in pays})
+    intents = await PaymentIntent.filter(id__in=rest).values(*_INTENT_COLUMNS) if rest else []
+    pays = [p for p in pays if p["status"] in PAID]
+    intents = [i for i in intents if i["status"] in ("succeeded", "refunded")]
+    merchant_ids = list({r["merchant_id"] for r in (*pays, *intents)})
+    merchants = {m["id"]: m["name"] or m["email"] for m in await Merchant.filter(id__in=merchant_ids)
+                 .values("id", "name", "email")} if merchant_ids else {}
+    refs = list({i["payment_method_ref"] for i in intents
+                 if i["payment_method_ref"] and i["payment_method_ref"] not in TEST_METHODS})
+    methods = {pm.id: pm for pm in await PaymentMethod.filter(id__in=refs)} if refs else {}
+    out: dict[str, ReceiptView] = {}
+    for p in pays:
+        out[p["id"]] = ReceiptView(p["id"], merchants[p["merchant_id"]], p["amount_captured"] or p["amount"],
+                                   p["currency"], "card", p["card_brand"], p["card_last4"],
+                                   p["captured_at"] or p["created_at"], p["status"], p["description"], None,
+                                   p["livemode"])
+    for i in intents:
+        brand = last4 = None
+        ref = i["payment_method_ref"]
+        if ref:
+            pm = _test_method(ref) if ref in TEST_METHODS else methods.get(ref)
+            if pm is not None:
+                brand, last4 = pm.brand, pm.last4
+        out[i["id"]] = ReceiptView(i["id"], merchants[i["merchant_id"]], i["amount"], i["currency"],
+                                   i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
+                                   i["status"], i["description"], i["locale"], i["livemode"])
+    return out
 
 
 TEXTS = {
@@ -256,11 +280,9 @@ async def _send_email(to: str, subject: str, text: str) -> tuple[bool, str | Non
     return True, None, None
 
 
-async def send_claimed(receipt_id: str, *, owner: str) -> Receipt | None:
-    r = await Receipt.get_or_none(id=receipt_id, lease_owner=owner)
-    if r is None:
-        return None
-    v = await view(r.payment_id)
+async def _send(r: Receipt, v: ReceiptView | None, *, owner: str) -> Receipt:
+    """Send one claimed receipt (`v`: its payment's receipt, None when there is none any more)
+    and record the attempt, if the lease is still `owner`'s."""
     if v is None:          # refunded away or gone: nothing to send
         ok, mid, error = False, None, "the payment has no receipt"
         final = True
@@ -281,7 +303,10 @@ async def send_claimed(receipt_id: str, *, owner: str) -> Receipt | None:
         changes.update(status="failed", next_attempt_at=None)
     else:
         changes.update(next_attempt_at=now + timedelta(seconds=RETRY_DELAYS[number - 1]))
-    await Receipt.filter(id=r.id, lease_owner=owner).update(**changes)
+    names = tuple(changes)
+    await lookup.execute(Receipt, 'UPDATE "receipts" SET ' + ", ".join(f'"{n}" = {{}}' for n in names)
+                         + ' WHERE "id" = {} AND "lease_owner" = {}',
+                         [*(lookup.db_value(Receipt, n, changes[n]) for n in names), r.id, owner])
     for k, v_ in changes.items():
         setattr(r, k, v_)
     if not ok:
@@ -300,7 +325,12 @@ async def run_once(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | N
     """One worker step: claim what is due and send it concurrently."""
     ids = await claim_due(owner=owner, limit=limit, merchant_id=merchant_id)
     stats = RunStats(claimed=len(ids))
-    results = await asyncio.gather(*(send_claimed(i, owner=owner) for i in ids), return_exceptions=True)
+    if not ids:
+        return stats
+    held = await Receipt.filter(id__in=ids, lease_owner=owner)      # the batch and what it says: a few reads
+    said = await views([r.payment_id for r in held])
+    results = await asyncio.gather(*(_send(r, said.get(r.payment_id), owner=owner) for r in held),
+                                   return_exceptions=True)
     for res in results:
         if isinstance(res, BaseException):
             log.error("receipt send crashed: %s", type(res).__name__, exc_info=res)

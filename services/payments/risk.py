@@ -11,8 +11,10 @@ and odd amounts do.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from models import _lookup as lookup
 from models.payments import Payment
@@ -39,10 +41,10 @@ _ADDRESS_CAP = 100                      # the address velocity's highest tier
 # The three signals' reads in one statement (one round trip): the merchant's recent successful
 # amounts in the currency, the card's recent payments platform-wide (and how many failed), and
 # the payments from the client address at this merchant -- each over its own index. The address
-# count stops at 100, the highest tier, so a busy address costs a bounded read.
-_SIGNALS_SQL = """SELECT h.n AS history_n, h.total AS history_total, c.n AS card_n, c.failed AS card_failed,
-       a.n AS address_n
-FROM (SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
+# count stops at 100, the highest tier, so a busy address costs a bounded read. SIGNALS_FROM and
+# SIGNALS_COLUMNS let a caller read them inside a larger statement (the payment create reads its
+# customer, rules and market in the same one); `{}` are the placeholders of `signal_values`.
+SIGNALS_FROM = """(SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
         SELECT amount FROM "{table}" WHERE merchant_id = {{}} AND livemode = {{}} AND currency = {{}}
         AND status IN ({{}}, {{}}, {{}}, {{}}) AND created_at <= {{}} ORDER BY created_at DESC LIMIT {{}}) x) h,
      (SELECT COUNT(*) AS n, SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS failed FROM (
@@ -50,7 +52,23 @@ FROM (SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
         AND created_at <= {{}} ORDER BY created_at DESC LIMIT 200) y) c,
      (SELECT COUNT(*) AS n FROM (
         SELECT 1 FROM "{table}" WHERE merchant_id = {{}} AND livemode = {{}} AND client_address = {{}}
-        AND created_at >= {{}} AND created_at <= {{}} LIMIT {cap}) z) a""".format(table=Payment._meta.db_table, cap=_ADDRESS_CAP)
+        AND created_at >= {{}} AND created_at <= {{}} LIMIT {cap}) z) a""".format(table=Payment._meta.db_table,
+                                                                               cap=_ADDRESS_CAP)
+SIGNALS_COLUMNS = ("h.n AS history_n, h.total AS history_total, c.n AS card_n, c.failed AS card_failed, "
+                   "a.n AS address_n")
+_SIGNALS_SQL = f"SELECT {SIGNALS_COLUMNS}\nFROM {SIGNALS_FROM}"
+
+
+def signal_values(*, principal: Principal, currency: str, card: Card | None, client_address: str | None,
+                  settings: RiskSettings = SETTINGS) -> list:
+    """The values of SIGNALS_FROM's placeholders, in order."""
+    now = runtime().clock.now()
+    since = now - timedelta(seconds=settings.velocity_seconds)
+    # The window is [since, now]: payments dated later (a test clock ran ahead) are not "recent".
+    since_db, now_db = lookup.db_value(Payment, "created_at", since), lookup.db_value(Payment, "created_at", now)
+    return [principal.merchant_id, principal.livemode, currency, *_SUCCESSFUL, now_db, settings.history_size,
+            card.fingerprint if card is not None else None, principal.livemode, since_db, now_db,
+            principal.merchant_id, principal.livemode, client_address, since_db, now_db]
 
 
 @dataclass
@@ -80,20 +98,21 @@ def _tier(n: int, tiers: list[tuple[int, int]]) -> int:
 async def assess(*, principal: Principal, amount: int, currency: str, card: Card | None, email: str | None,
                  client_address: str | None, billing_country: str | None,
                  settings: RiskSettings = SETTINGS) -> Assessment:
-    now = runtime().clock.now()
-    since = now - timedelta(seconds=settings.velocity_seconds)
+    row = (await lookup.query(Payment, _SIGNALS_SQL, signal_values(
+        principal=principal, currency=currency, card=card, client_address=client_address, settings=settings)))[0]
+    return judge(row, amount=amount, card=card, email=email, client_address=client_address,
+                 billing_country=billing_country, settings=settings)
+
+
+def judge(row: Mapping[str, Any], *, amount: int, card: Card | None, email: str | None, client_address: str | None,
+          billing_country: str | None, settings: RiskSettings = SETTINGS) -> Assessment:
+    """The assessment from the signals' row (SIGNALS_COLUMNS) and the payment's own facts; no I/O."""
     signals: list[dict] = []
 
     def add(signal: str, points: int, detail: str) -> None:
         if points:
             signals.append({"signal": signal, "points": points, "detail": detail})
 
-    # The window is [since, now]: payments dated later (a test clock ran ahead) are not "recent".
-    since_db, now_db = lookup.db_value(Payment, "created_at", since), lookup.db_value(Payment, "created_at", now)
-    row = (await lookup.query(Payment, _SIGNALS_SQL, [
-        principal.merchant_id, principal.livemode, currency, *_SUCCESSFUL, now_db, settings.history_size,
-        card.fingerprint if card is not None else None, principal.livemode, since_db, now_db,
-        principal.merchant_id, principal.livemode, client_address, since_db, now_db]))[0]
     history_n, history_total = int(row["history_n"]), int(row["history_total"] or 0)
     recent, failed = int(row["card_n"]), int(row["card_failed"] or 0)
     from_address = int(row["address_n"]) if client_address else None
