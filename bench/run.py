@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Benchmark: `qafila serve` against a raw aiohttp "hello JSON" server, measured in the same run.
+"""Benchmark: `qafila serve` against the measured ceiling of this machine, in the same run.
 
-    python bench/run.py [--seconds 5] [--concurrency 32] [--workers 1] [--only NAME]
+    python bench/run.py [--seconds 5] [--concurrency 32] [--workers 1] [--only NAME] [--rows N] [--check]
 
-Uses PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set, else the embedded default. The
-same load generator drives both servers: wrk (Debian) when present, else a bounded aiohttp
-client. Prints requests/s, p50 and p99 per path and the ratio to the raw baseline.
-`--workers N` runs `qafila serve --workers N` and the raw baseline in N processes too, so a ratio
-always compares the same number of processes on the same event loop. On PostgreSQL + Redis it
-also measures bench/ceiling_server.py: a bare handler doing one Redis call and one PostgreSQL
-read, the most any authenticated read can do on this machine.
+The ceiling (bench/ceiling_server.py, needs PostgreSQL + Redis: DATABASE_URL / REDIS_URL) is a
+bare aiohttp handler doing only what any authenticated read must (one Redis call: Qafila's own
+gate script; one PostgreSQL read by primary key) and, for a create, the same plus one
+single-row INSERT. It is measured before and after the service's paths and the mean is used.
+Each path prints requests/s, p50, p99, errors and its ratio to its own ceiling (GET: the read
+ceiling; POST: the create ceiling); GraphQL paths also print their ratio to the REST path doing
+the same. `--rows N` then loads N more payment intents and payments for the benchmark
+merchant (bench/seed_million.py, COPY) and measures the lists again: a page must cost the same.
+`--check` exits 1 when a goal of GOALS (issue 16) is missed; for use by hand (the machines are
+noisy), not in CI.
+Without PostgreSQL + Redis it runs the service on the embedded default and prints no ratios.
+Load: wrk (Debian) when present, else a bounded aiohttp client that cannot saturate a fast server.
 Each area adds its hot paths in bench/scenarios_<area>.py: `async def prepare(api)` returning
 [{"name", "method", "path", "body"}], where `api(method, path, body=None)` -> (status, json)
 calls the service with a fresh merchant's secret key.
@@ -168,7 +173,90 @@ async def gather_scenarios(base: str, tmp: str) -> list[dict]:
             scenarios.extend(await mod.prepare(api))
     for s in scenarios:
         s.setdefault("key", sk)
-    return scenarios
+    return scenarios, merchant
+
+
+# (scenario, against, goal): `against` is "read" / "create" (the ceilings) or another scenario's
+# name (GraphQL against the REST path doing the same). Issue 16.
+GOALS = [
+    ("GET /api/payments/:id", "read", 0.85),
+    ("v1 intent retrieve", "read", 0.85),
+    ("v1 intent create", "create", 0.70),
+    ("POST /api/payments/create", "create", 0.50),
+    ("v1 intent list", "read", 0.50),
+    ("GET /api/api-keys", "read", 0.60),
+    ("graphql paymentIntentCreate", "v1 intent create", 0.80),
+    ("graphql payment(id)", "GET /api/payments/:id", 0.80),
+]
+TAIL = 3.0            # p99 <= 3 x p50, or
+TAIL_VS_CEILING = 1.5  # p99 <= 1.5 x the ceiling's own p99 (where the bare ceiling's tail is wide)
+LIST_PATHS = ("v1 intent list", "GET /api/payments/list")
+
+
+def _ceiling_for(scenario: dict) -> str:
+    """The ceiling a path is held to: a read (GET, a GraphQL query) or a create (POST, a mutation)."""
+    if scenario["method"] == "GET":
+        return "read"
+    if scenario["path"].startswith("/graphql"):
+        query = (scenario.get("body") or {}).get("query", "").lstrip()
+        return "create" if query.startswith("mutation") else "read"
+    return "create"
+
+
+def _list_sizes(base: str, key: str) -> str:
+    """How many rows the measured lists page through (their documented totals)."""
+    import urllib.request
+    out = []
+    for path, field in (("/v1/payments?limit=1", "total_count"), ("/api/payments/list?limit=1", "total")):
+        req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {key}"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            out.append(f"{path.split('?')[0]}: {json.loads(r.read())[field]:,} rows")
+    return ", ".join(out)
+
+
+def _measure_ceilings(port: int, get: dict, post: dict, args, tmp: str) -> dict[str, dict]:
+    body = json.dumps(post["body"]).encode()
+    return {"read": measure(f"http://127.0.0.1:{port}{get['path']}", "GET", None, {}, args.seconds,
+                            args.concurrency, tmp),
+            "create": measure(f"http://127.0.0.1:{port}{post['path']}", "POST", body,
+                              {"Content-Type": "application/json"}, args.seconds, args.concurrency, tmp)}
+
+
+def _row(label: str, got: dict, ratio: str = "", note: str = "") -> None:
+    print(f"{label:44} {got['rps']:9.0f} {got['p50_ms']:8.2f} {got['p99_ms']:8.2f} {got['errors']:7d} "
+          f"{ratio:>8} {note}", flush=True)
+
+
+def _verdicts(results: dict[str, dict], ceilings: dict[str, dict], at_scale: dict[str, dict],
+              partial: bool = False) -> list[str]:
+    """What misses a goal (empty: every goal met); `partial` (--only): the goals of what ran."""
+    missed = []
+    for name, against, goal in GOALS:
+        got = results.get(name)
+        if partial and got is None:
+            continue
+        base = ceilings.get(against) or results.get(against)
+        if got is None or base is None:
+            missed.append(f"{name}: not measured")
+            continue
+        ratio = got["rps"] / base["rps"] if base["rps"] else 0
+        if ratio < goal:
+            missed.append(f"{name}: {ratio:.0%} of {against}, goal {goal:.0%}")
+    for name, got in results.items():
+        ceiling = ceilings.get(got["ceiling"])
+        if got["errors"]:
+            missed.append(f"{name}: {got['errors']} errors")
+        if got["p99_ms"] > TAIL * got["p50_ms"] and not (
+                ceiling and got["p99_ms"] <= TAIL_VS_CEILING * ceiling["p99_ms"]):
+            missed.append(f"{name}: p99 {got['p99_ms']:.1f} ms > {TAIL:g} x p50 and > {TAIL_VS_CEILING:g} x "
+                          f"the ceiling's p99")
+    for name, got in at_scale.items():
+        small = results.get(name)
+        if small and got["rps"] < 0.8 * small["rps"]:
+            missed.append(f"{name}: {got['rps']:.0f} req/s at scale against {small['rps']:.0f} (more than 20% slower)")
+        if got["errors"]:
+            missed.append(f"{name} at scale: {got['errors']} errors")
+    return missed
 
 
 def main() -> None:
@@ -177,61 +265,109 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", default="")
+    parser.add_argument("--rows", type=int, default=0,
+                        help="load 1,000 list rows first, then N more, and measure the lists at both sizes")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="qafila-bench-")
-    raw_port = free_port()
-    raw = _spawn_group([sys.executable, os.path.join(HERE, "raw_server.py"), str(raw_port), str(args.workers)])
     service = ceiling = None
-    baselines: dict[str, dict] = {}
+    backend = "PostgreSQL + Redis" if (os.environ.get("DATABASE_URL", "").startswith("postgres")
+                                       and os.environ.get("REDIS_URL")) else "embedded"
+    results: dict[str, dict] = {}
+    at_scale: dict[str, dict] = {}
+    ceilings: dict[str, dict] = {}
     try:
-        wait_http(f"http://127.0.0.1:{raw_port}/")
         service, base = start_service(tmp, args.workers)
-        scenarios = asyncio.run(gather_scenarios(base, tmp))
-        backend = "PostgreSQL + Redis" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "embedded"
-        print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
-              f"{args.concurrency} connections, {args.seconds:.0f} s per path; {args.workers} process(es) "
-              f"for the service and for the baseline; event loop: {_loop_name()}")
-        print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>7}")
-        for s in scenarios:
-            if args.only and args.only not in s["name"]:
-                continue
-            body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
-            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
-            baseline = measure(f"http://127.0.0.1:{raw_port}{s['path']}", s["method"], body, headers,
-                               args.seconds, args.concurrency, tmp)
-            got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
-            baselines[s["name"]] = baseline
-            ratio = got["rps"] / baseline["rps"] if baseline["rps"] else 0
-            print(f"{'raw baseline for ' + s['name']:44} {baseline['rps']:9.0f} {baseline['p50_ms']:8.2f} "
-                  f"{baseline['p99_ms']:8.2f} {baseline['errors']:7d}")
-            print(f"{s['name']:44} {got['rps']:9.0f} {got['p50_ms']:8.2f} {got['p99_ms']:8.2f} "
-                  f"{got['errors']:7d} {ratio:6.1%}", flush=True)
-        get = next((s for s in scenarios if s["name"] == "GET /api/payments/:id"), None)
-        if backend != "embedded" and os.environ.get("REDIS_URL") and get and get["name"] in baselines:
+        scenarios, merchant = asyncio.run(gather_scenarios(base, tmp))
+        chosen = [s for s in scenarios if not args.only or args.only in s["name"]]
+        get = next(s for s in scenarios if s["name"] == "GET /api/payments/:id")
+        post = next(s for s in scenarios if s["name"] == "POST /api/payments/create")
+        if backend != "embedded":
             port = free_port()
             ceiling = _spawn_group([sys.executable, os.path.join(HERE, "ceiling_server.py"), str(port),
                                     str(args.workers), get["path"].rsplit("/", 1)[1]])
             wait_http(f"http://127.0.0.1:{port}/")
-            for s in scenarios:
-                if s["name"] not in baselines or s["name"] not in ("GET /api/payments/:id", "POST /api/payments/create"):
-                    continue
-                label = ("ceiling: bare 1 Redis + 1 PostgreSQL read" if s["method"] == "GET"
-                         else "ceiling: bare 1 Redis + 1 read + 1 INSERT")
-                body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
-                got = measure(f"http://127.0.0.1:{port}{s['path']}", s["method"], body,
-                              {"Content-Type": "application/json"}, args.seconds, args.concurrency, tmp)
-                ratio = got["rps"] / baselines[s["name"]]["rps"]
-                print(f"{label:44} {got['rps']:9.0f} {got['p50_ms']:8.2f} {got['p99_ms']:8.2f} "
-                      f"{got['errors']:7d} {ratio:6.1%}", flush=True)
+        print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
+              f"{args.concurrency} connections, {args.seconds:.0f} s per path; {args.workers} process(es) "
+              f"for the service and for the ceiling; event loop: {_loop_name()}; "
+              f"{os.cpu_count()} CPUs: {_cpu_model()}")
+        print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>8}")
+        first = _measure_ceilings(port, get, post, args, tmp) if ceiling else {}
+
+        def run(s: dict) -> dict:
+            body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
+            got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
+            got["ceiling"] = _ceiling_for(s)
+            return got
+
+        if args.rows and backend != "embedded":
+            from seed_million import seed_list_rows
+            for kind in ("intents", "payments"):        # the small size: at least 1,000 of each
+                asyncio.run(seed_list_rows(os.environ["DATABASE_URL"], merchant["merchant_id"], False, 1000, kind))
+        sizes = ""
+        for s in chosen:
+            if s["name"] in LIST_PATHS and not sizes:
+                sizes = _list_sizes(base, s["key"])
+            results[s["name"]] = run(s)
+        if ceiling:
+            last = _measure_ceilings(port, get, post, args, tmp)
+            for kind in ("read", "create"):
+                a, b = first[kind], last[kind]
+                ceilings[kind] = {"rps": (a["rps"] + b["rps"]) / 2, "p50_ms": (a["p50_ms"] + b["p50_ms"]) / 2,
+                                  "p99_ms": max(a["p99_ms"], b["p99_ms"]), "errors": a["errors"] + b["errors"]}
+                _row(f"ceiling: {kind} (before / after: {a['rps']:.0f} / {b['rps']:.0f})", ceilings[kind])
+        for s in chosen:
+            got = results[s["name"]]
+            note = ""
+            ratio = ""
+            if ceilings:
+                ratio = f"{got['rps'] / ceilings[got['ceiling']]['rps']:.1%}"
+                note = f"of the {got['ceiling']} ceiling"
+                rest = next((a for n, a, _ in GOALS if n == s["name"] and a not in ("read", "create")), None)
+                if rest and rest in results:
+                    note += f"; {got['rps'] / results[rest]['rps']:.1%} of REST {rest}"
+            _row(s["name"], got, ratio, note)
+        if sizes:
+            print(f"(the lists were measured at {sizes})", flush=True)
+        if args.rows:
+            if backend == "embedded":
+                raise SystemExit("bench: --rows needs PostgreSQL (COPY)")
+            for kind in ("intents", "payments"):
+                t0 = time.monotonic()
+                asyncio.run(seed_list_rows(os.environ["DATABASE_URL"], merchant["merchant_id"], False, args.rows, kind))
+                print(f"loaded {args.rows:,} more {kind} for the merchant in {time.monotonic() - t0:.0f} s", flush=True)
+            print(f"(the lists below are measured at {_list_sizes(base, merchant['secret_key'])})", flush=True)
+            for s in chosen:
+                if s["name"] in LIST_PATHS:
+                    got = at_scale[s["name"]] = run(s)
+                    ratio = f"{got['rps'] / ceilings['read']['rps']:.1%}" if ceilings else ""
+                    _row(f"{s['name']} at +{args.rows:,} rows", got, ratio,
+                         f"{got['rps'] / results[s['name']]['rps']:.0%} of the page at the small size")
     finally:
         if service:
             service.terminate()
             service.wait(30)
-        for group in (raw, ceiling):
-            if group:
-                os.killpg(group.pid, signal.SIGTERM)
-                group.wait(10)
+        if ceiling:
+            os.killpg(ceiling.pid, signal.SIGTERM)
+            ceiling.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
+    if args.check:
+        if not ceilings:
+            raise SystemExit("bench --check: the goals are ratios to the ceiling, which needs PostgreSQL + Redis")
+        missed = _verdicts(results, ceilings, at_scale, partial=bool(args.only))
+        for line in missed:
+            print(f"MISSED {line}")
+        print("every goal met" if not missed else f"{len(missed)} goal(s) missed")
+        raise SystemExit(1 if missed else 0)
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return "unknown"
 
 
 if __name__ == "__main__":

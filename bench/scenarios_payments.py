@@ -16,6 +16,7 @@ async def prepare(api) -> list[dict]:
     return [
         {"name": "POST /api/payments/create", "method": "POST", "path": "/api/payments/create", "body": CREATE},
         {"name": "GET /api/payments/:id", "method": "GET", "path": f"/api/payments/{body['id']}", "body": None},
+        {"name": "GET /api/payments/list", "method": "GET", "path": "/api/payments/list?limit=20", "body": None},
         {"name": "graphql payment(id)", "method": "POST", "path": "/graphql",
          "body": {"query": PAYMENT_QUERY, "variables": {"id": body["id"]}}},
     ]
