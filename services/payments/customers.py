@@ -1,10 +1,9 @@
-"""Merchant customers: create, read, update, list, and the customer of a payment."""
+"""Merchant customers: create, read, update, list, and the `customer` input of a payment."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from models import _lookup as lookup
 from models.payments import Customer
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -83,23 +82,3 @@ def parse_payment_customer(f: Fields | None) -> dict[str, Any] | None:
     out.update(_read(f, partial=False))
     f.reject_unknown()
     return out
-
-
-async def resolve_for_payment(*, principal: Principal, given: dict[str, Any] | None,
-                              customer_id: str | None) -> Customer | None:
-    """An existing customer by id; else the merchant's customer with that e-mail; else a new
-    one when an e-mail, name or phone was given; else none."""
-    cid = customer_id or (given or {}).get("id")
-    if cid:
-        return await get_customer(principal=principal, customer_id=cid,
-                                  param="customer_id" if customer_id else "customer.id")
-    if not given or not any(given.get(k) for k in ("email", "name", "phone")):
-        return None
-    if given.get("email"):
-        found = await lookup.first(Customer, order_by=("created_at",), **principal.scope, email=given["email"])
-        if found is not None:
-            return found
-    now = runtime().clock.now()
-    return await Customer.create(id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
-                                 email=given.get("email"), name=given.get("name"), phone=given.get("phone"),
-                                 metadata={}, created_at=now, updated_at=now)

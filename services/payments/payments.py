@@ -202,8 +202,9 @@ class _Context:
 
 
 async def _read_context(principal: Principal, req: CreateRequest, client_address: str | None) -> _Context:
-    """One round trip: risk signals, market, customer and rules (customers.resolve_for_payment,
-    risk.assess, routing.active_rules and markets.market_of, read together)."""
+    """One round trip: the risk signals, the market, the customer -- by id, else the merchant's
+    customer with the given e-mail, else a new one (not yet written) when an e-mail, name or
+    phone was given, else none -- and the active routing rules unless the request chose."""
     given = req.customer or {}
     cid = req.customer_id or given.get("id")
     by, key = ("id", cid) if cid else ("email", given["email"]) if given.get("email") else (None, None)
@@ -226,7 +227,7 @@ async def _read_context(principal: Principal, req: CreateRequest, client_address
     if cid and customer is None:
         raise NotFound(param="customer_id" if req.customer_id else "customer.id")
     if customer is None and any(given.get(k) for k in ("email", "name", "phone")):
-        now = runtime().clock.now()    # written with the payment (customers.resolve_for_payment made it apart)
+        now = runtime().clock.now()    # written with the payment, in its statement
         customer = rows_.new(Customer, id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                             email=given.get("email"), name=given.get("name"), phone=given.get("phone"),
                             metadata={}, created_at=now, updated_at=now)

@@ -17,8 +17,8 @@ The pieces, usable on their own:
   `alternatives_considered`, `latency_ms`, plus `rule_id`, `attempts`, `scores`).
 - `STATS`: the sliding-window observations (approval rate and latency per provider) that
   `smart` scores on. Per process, in memory, keyed by clock time buckets.
-- Rule CRUD for the merchant API: `create_rule`, `list_rules`, `get_rule`, `update_rule`,
-  `active_rules`.
+- Rule CRUD for the merchant API: `create_rule`, `list_rules`, `get_rule`, `update_rule` (a
+  payment create reads the active rules with its other reads: payments._read_context).
 
 smart score = approval - COST_WEIGHT * fee/amount - LATENCY_WEIGHT * latency_seconds, where
 approval is the observed rate over the window smoothed toward the provider's prior (a provider
@@ -36,7 +36,6 @@ from typing import Any
 
 from tortoise.transactions import in_transaction
 
-from models import _lookup as lookup
 from models.payments import RoutingRule
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -456,7 +455,3 @@ async def list_rules(*, principal: Principal) -> Page:
     """Every rule of the merchant (at most MAX_RULES), in evaluation order."""
     rows = await RoutingRule.filter(**principal.scope).order_by("priority", "created_at", "id")
     return Page(items=rows, has_more=False, total=len(rows))
-
-
-async def active_rules(*, principal: Principal) -> list[RoutingRule]:
-    return await lookup.rows(RoutingRule, order_by=("priority", "created_at"), **principal.scope, status="active")
