@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import dataclasses
 import fcntl
+import gc
 import json
 import logging
 import os
@@ -16,6 +17,7 @@ from app.backend import Backend, migrate_database
 from app.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger("qafila")
+GC_YOUNG_THRESHOLD = 7000      # allocations between young collections (CPython's default: 700)
 
 
 def _run(coro) -> None:
@@ -111,9 +113,11 @@ def settle_heap() -> None:
     the ORM's metadata: some 150,000 objects) out of the garbage collector's sight with
     gc.freeze(). They live as long as the process; without this every full collection walked
     them all, a pause of over 100 ms in the middle of a request (seen under load)."""
-    import gc
     gc.collect()
     gc.freeze()
+    # A request leaves no reference cycle (GraphQL included, tests/test_graphql_operations.py),
+    # so young collections only scan requests still in flight: ten times fewer of them.
+    gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
 
 
 async def _serve(args, settings: Settings, index: int = 0) -> None:

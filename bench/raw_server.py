@@ -32,6 +32,7 @@ def serve(app: web.Application, port: int, processes: int) -> None:
     except ImportError:
         pass
     gc.freeze()                 # as `qafila serve` does once started (app/cli.py)
+    gc.set_threshold(7000, 10, 10)
     web.run_app(app, host="127.0.0.1", port=port, access_log=None, print=None, reuse_port=processes > 1)
 
 

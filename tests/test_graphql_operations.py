@@ -160,3 +160,37 @@ def test_the_guards_plan_refuses_what_the_full_walk_refuses(query):
             continue
         planned = _guarded(lambda: request_guard.inspect_planned(s, plan, variables))
         assert planned[0] == "ok" if full[0] == "ok" else planned == full, variables
+
+
+# ---------------------------------------------------------------- no garbage for the collector
+
+async def test_a_graphql_request_leaves_no_reference_cycle(client, merchant):
+    """The executor, the context and the aiohttp request are freed by reference counting, as
+    on REST: left in cycles they waited for the collector, whose full passes over the heap cost
+    100-500 ms under load (docs/decisions.md, issue 16)."""
+    import gc
+
+    from aiohttp import web
+
+    from schema.context import Context
+    from schema.operations import Executor
+    from tests.helpers import gql
+
+    documents = ["{ viewer { id email } }",
+                 "mutation { paymentIntentCreate(input: {amount: 5000, currency: \"TRY\", paymentMethod: \"card\"}) "
+                 "{ paymentIntent { id status } userErrors { code } } }",
+                 "mutation { paymentIntentCreate(input: {amount: -1}) { userErrors { code field } } }"]
+    for query in documents:
+        await gql(client, query, key=merchant.sk)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for query in documents:
+            status, body = await gql(client, query, key=merchant.sk)
+            assert status == 200 and "errors" not in body, body
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, (Context, web.BaseRequest, Executor))]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
