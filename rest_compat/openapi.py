@@ -105,7 +105,7 @@ METADATA_OUT = {"type": "object", "description": "string keys to values, as sent
 
 
 CAPPED = {"type": "boolean", "enum": [True],
-          "description": "present when a filtered list matches more rows than its total counts (10,000): "
+          "description": "present when a filtered list matches more rows than its total counts (1,000): "
                          "the total is then that bound"}
 
 
