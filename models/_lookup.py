@@ -76,9 +76,10 @@ def _select(model: type[Model], names: tuple[str, ...], order_by: tuple[str, ...
     return _numbered(sql, dialect)
 
 
-async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | None = None,
+async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | None = None, as_view: bool = False,
                **equals: str | int | bool | None) -> list[M]:
-    """The rows whose fields equal the given values, in `order_by` order ("-field" descending)."""
+    """The rows whose fields equal the given values, in `order_by` order ("-field" descending);
+    `as_view`: as read-only RowViews instead of model instances."""
     meta = model._meta
     db = meta.db
     key = (model, tuple(equals), order_by, limit, db.capabilities.dialect)
@@ -87,6 +88,8 @@ async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | N
         sql = _SQL[key] = _select(model, tuple(equals), order_by, limit, db.capabilities.dialect)
     fields = meta.fields_map
     found = await fetch(db, sql, [fields[k].to_db_value(v, model) for k, v in equals.items()])
+    if as_view:
+        return [view(model, row) for row in found]
     return [model._init_from_db(**row) for row in found]
 
 
@@ -168,9 +171,11 @@ async def first_with(model: type[M], joined: type[Model], on: str, columns: tupl
     return obj, (extra if extra[on] is not None else None)
 
 
-async def first(model: type[M], *, order_by: tuple[str, ...] = (), **equals: str | int | bool | None) -> M | None:
-    """The first row whose fields equal the given values (string, integer or boolean), or None."""
-    found = await rows(model, order_by=order_by, limit=1, **equals)
+async def first(model: type[M], *, order_by: tuple[str, ...] = (), as_view: bool = False,
+                **equals: str | int | bool | None) -> M | None:
+    """The first row whose fields equal the given values (string, integer or boolean), or None;
+    `as_view`: a read-only RowView instead of a model instance."""
+    found = await rows(model, order_by=order_by, limit=1, as_view=as_view, **equals)
     return found[0] if found else None
 
 

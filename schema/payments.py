@@ -169,7 +169,7 @@ class Payment(Node):
 
 @node_resolver("pay")
 async def _payment_node(info: Info[Context, None], node_id: str):
-    return Payment.of(await payments.get_payment(principal=info.context.principal, payment_id=node_id))
+    return Payment.of(await payments.read_payment(principal=info.context.principal, payment_id=node_id))
 
 
 @node_resolver("cus")
@@ -327,7 +327,7 @@ def _without_id(data: dict) -> dict:
 class Query:
     @strawberry.field
     async def payment(self, info: Info[Context, None], id: strawberry.ID) -> Payment:
-        return Payment.of(await payments.get_payment(principal=info.context.principal, payment_id=str(id)))
+        return Payment.of(await payments.read_payment(principal=info.context.principal, payment_id=str(id)))
 
     @strawberry.field
     async def payments(self, info: Info[Context, None], first: int | None = None, after: str | None = None,

@@ -334,6 +334,15 @@ async def get_payment(*, principal: Principal, payment_id: str) -> Payment:
     return p
 
 
+async def read_payment(*, principal: Principal, payment_id: str) -> Payment:
+    """The payment, read-only (a lookup.RowView), for answers that only show it."""
+    p = await lookup.first(Payment, as_view=True, id=payment_id, **principal.scope) \
+        if isinstance(payment_id, str) else None
+    if p is None:
+        raise NotFound()
+    return p
+
+
 async def get_payment_with_receipt(*, principal: Principal, payment_id: str
                                    ) -> tuple[Payment, receipts.ReceiptState | None]:
     """The payment (read-only: a lookup.RowView) and the state of its receipt, in one read."""
