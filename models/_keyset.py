@@ -34,7 +34,7 @@ from typing import Any
 from tortoise.fields.data import JSONField
 from tortoise.models import Model
 
-from models._lookup import _PLACEHOLDER
+from models._lookup import _PLACEHOLDER, fetch
 from models.core import ListCount
 
 _SQL: dict[tuple, tuple[str, tuple]] = {}
@@ -183,7 +183,7 @@ async def page(model: type[Model], *, scope: dict[str, Any], filters: Sequence[t
             values.append(total[1])
         else:
             values.append(limit + 1)
-    _, found = await db.execute_query(sql, values)
+    found = await fetch(db, sql, values)
     head = found[0]
     rows = _objects(model, found, dialect) if head["id"] is not None else []
     rows.sort(key=_newest, reverse=True)       # a join need not keep the page's order
