@@ -84,14 +84,29 @@ class BatchedStreamHandler(logging.StreamHandler):
             self._batched.set()
 
 
+class TextFormatter(logging.Formatter):
+    """logging's own text format (`2026-01-31 12:00:00,123`, UTC), the date and time written
+    once a second rather than once a record (an access line a request)."""
+
+    converter = time.gmtime
+
+    def __init__(self, fmt: str):
+        super().__init__(fmt)
+        self._second, self._text = -1, ""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        second = int(record.created)
+        if second != self._second:
+            self._second, self._text = second, time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(second))
+        return f"{self._text},{int(record.msecs):03d}"
+
+
 def configure(fmt: str = "text", level: int = logging.INFO) -> None:
     handler = BatchedStreamHandler()
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        fmtr = logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
-        fmtr.converter = time.gmtime
-        handler.setFormatter(fmtr)
+        handler.setFormatter(TextFormatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     root = logging.getLogger()
     for old in root.handlers:
         old.flush()
