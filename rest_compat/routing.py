@@ -245,39 +245,36 @@ def _wrap(iface: Interface, route: Route):
     allow_publishable = route.auth == "key_or_publishable"
     keyed_post = route.method == "POST"
 
-    async def run(request: web.Request) -> web.StreamResponse:
-        principal = None
-        if public:
-            rule = iface.rate_rule
-            state = await ratelimit.hit(rule, f"ip:{client_address(request)}")
-        elif iface.admit is not None:
-            rule = iface.rate_rule
-            principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
-                                                 allow_publishable=allow_publishable)
-        else:
-            principal = await iface.authenticate(request.headers.get("Authorization"),
-                                                 allow_publishable=allow_publishable)
-            rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
-            state = await ratelimit.hit(rule, principal.credential_id)
-        if not state.allowed:
-            raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
-                              headers=state.headers())
-        check_request(route, request)
-        call = Call(request, principal)
-        key = call.idempotency_key if keyed_post else None
-        if key and isinstance(principal, Principal) and route.idempotency == "route":
-            result = await _idempotent(iface, route, call, key)
-        else:
-            result = await route.handler(call)
-        if isinstance(result, web.StreamResponse):
-            result.headers.update(state.headers())
-            return result
-        return json_response(result, status=route.status, headers=state.headers())
-
     async def handle(request: web.Request) -> web.StreamResponse:
         try:
-            return await run(request)
-        except Exception as exc:
+            principal = None
+            if public:
+                rule = iface.rate_rule
+                state = await ratelimit.hit(rule, f"ip:{client_address(request)}")
+            elif iface.admit is not None:
+                rule = iface.rate_rule
+                principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
+                                                     allow_publishable=allow_publishable)
+            else:
+                principal = await iface.authenticate(request.headers.get("Authorization"),
+                                                     allow_publishable=allow_publishable)
+                rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
+                state = await ratelimit.hit(rule, principal.credential_id)
+            if not state.allowed:
+                raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
+                                  headers=state.headers())
+            check_request(route, request)
+            call = Call(request, principal)
+            key = call.idempotency_key if keyed_post else None
+            if key and isinstance(principal, Principal) and route.idempotency == "route":
+                result = await _idempotent(iface, route, call, key)
+            else:
+                result = await route.handler(call)
+            if isinstance(result, web.StreamResponse):
+                result.headers.update(state.headers())
+                return result
+            return json_response(result, status=route.status, headers=state.headers())
+        except Exception as exc:       # answered in the interface's shape (one frame, not two)
             answer = error_response(iface, request, exc)
             if answer is None:
                 raise
