@@ -47,7 +47,17 @@ def edge_middleware(access_log: bool):
         request["request_id"] = rid
         status = 500
         try:
-            response = await _answer(request, handler, rid)
+            try:
+                response = await handler(request)
+            except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
+                response = _unrouted(request, exc, rid)
+            except web.HTTPException as exc:
+                exc.headers["X-Request-Id"] = rid
+                raise
+            except Exception as exc:
+                response = _unanswered(request, exc, rid)
+            else:
+                response.headers["X-Request-Id"] = rid
             status = response.status
             return response
         except web.HTTPException as exc:
@@ -68,37 +78,33 @@ def interface_of(request: web.Request) -> Interface | None:
     return None
 
 
-async def _answer(request: web.Request, handler, rid: str) -> web.StreamResponse:
-    try:
-        response = await handler(request)
-    except (web.HTTPNotFound, web.HTTPMethodNotAllowed) as exc:
-        iface = interface_of(request)
-        if iface is not None:          # under a REST interface's prefix: its own error shape
-            response = error_response(iface, request, exc)
-            response.headers["X-Request-Id"] = rid
-            return response
-        # Outside the REST sub-applications (an unknown path): the JSON error body, not aiohttp's text.
-        headers = {"X-Request-Id": rid}
-        if isinstance(exc, web.HTTPMethodNotAllowed):
-            headers["Allow"] = ",".join(sorted(exc.allowed_methods))
-        code = "resource_not_found" if exc.status == 404 else "method_not_allowed"
-        message = "Resource not found" if exc.status == 404 else f"Method {request.method} is not allowed here"
-        return json_response({"error": {"type": "invalid_request_error", "code": code, "message": message,
-                                        "param": None, "request_id": rid}}, status=exc.status, headers=headers)
-    except web.HTTPException as exc:
-        exc.headers["X-Request-Id"] = rid
-        raise
-    except Exception as exc:
-        outage = outage_error(request, exc)
-        if outage is not None:
-            return json_response({"error": {**outage.as_dict(), "request_id": rid}}, status=outage.status,
-                                 headers={**outage.headers, "X-Request-Id": rid})
-        log.exception("unexpected error request_id=%s %s %s", rid, request.method, request.path)
-        return json_response({"error": {"type": "api_error", "code": "internal_error",
-                                        "message": "Internal server error", "param": None, "request_id": rid}},
-                             status=500, headers={"X-Request-Id": rid})
-    response.headers["X-Request-Id"] = rid
-    return response
+def _unrouted(request: web.Request, exc: web.HTTPException, rid: str) -> web.Response:
+    """The router's 404/405: in a REST interface's shape under its prefix, else the JSON error body
+    (not aiohttp's text)."""
+    iface = interface_of(request)
+    if iface is not None:
+        response = error_response(iface, request, exc)
+        response.headers["X-Request-Id"] = rid
+        return response
+    headers = {"X-Request-Id": rid}
+    if isinstance(exc, web.HTTPMethodNotAllowed):
+        headers["Allow"] = ",".join(sorted(exc.allowed_methods))
+    code = "resource_not_found" if exc.status == 404 else "method_not_allowed"
+    message = "Resource not found" if exc.status == 404 else f"Method {request.method} is not allowed here"
+    return json_response({"error": {"type": "invalid_request_error", "code": code, "message": message,
+                                    "param": None, "request_id": rid}}, status=exc.status, headers=headers)
+
+
+def _unanswered(request: web.Request, exc: Exception, rid: str) -> web.Response:
+    """An exception no handler answered: 503 for an outage, else 500 (logged)."""
+    outage = outage_error(request, exc)
+    if outage is not None:
+        return json_response({"error": {**outage.as_dict(), "request_id": rid}}, status=outage.status,
+                             headers={**outage.headers, "X-Request-Id": rid})
+    log.error("unexpected error request_id=%s %s %s", rid, request.method, request.path, exc_info=exc)
+    return json_response({"error": {"type": "api_error", "code": "internal_error",
+                                    "message": "Internal server error", "param": None, "request_id": rid}},
+                         status=500, headers={"X-Request-Id": rid})
 
 
 def _cors(app: web.Application, settings: Settings):
