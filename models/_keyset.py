@@ -31,65 +31,20 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-from tortoise.fields.data import JSONField
 from tortoise.models import Model
 
-from models._lookup import _PLACEHOLDER, fetch
+from models._lookup import _PLACEHOLDER, fetch, view
 from models.core import ListCount
 
 _SQL: dict[tuple, tuple[str, tuple]] = {}
-_JSON: dict[type, tuple[tuple[str, Any], ...]] = {}
 OPS = ("=", ">=", "<=", "<")
-_ABSENT = object()
-
-
-class Row:
-    """A row's values under the model's field names: what a shaper reads from an instance.
-    A JSON column is decoded when first read (a list shaper may never read it)."""
-    __slots__ = ("__dict__", "_json")
-
-    def __init__(self, values: dict[str, Any], json: dict[str, tuple[Any, str]]) -> None:
-        self.__dict__ = values
-        self._json = json
-
-    def __getattr__(self, name: str) -> Any:          # only for names not (yet) in __dict__
-        try:
-            field, raw = self._json.pop(name)
-        except KeyError:
-            raise AttributeError(name) from None
-        value = self.__dict__[name] = field.to_python_value(raw)
-        return value
-
-
-def _json_columns(model: type[Model]) -> tuple[tuple[str, Any], ...]:
-    found = _JSON.get(model)
-    if found is None:
-        meta = model._meta
-        if any(meta.fields_db_projection_reverse[c] != c for c in meta.db_fields):
-            raise TypeError(f"{model.__name__}: a column named unlike its field")      # not needed yet
-        found = _JSON[model] = tuple((c, meta.fields_map[c]) for c in sorted(meta.db_fields)
-                                     if isinstance(meta.fields_map[c], JSONField))
-    return found
 
 
 def _objects(model: type[Model], records: list, dialect: str) -> list:
+    """A page's rows: read-only row views on PostgreSQL (lookup.view), model instances elsewhere."""
     if dialect != "postgres":
         return [model._init_from_db(**r) for r in records]
-    json_columns = _json_columns(model)
-    out = []
-    for r in records:
-        values = dict(r)
-        pending = {}
-        for c, f in json_columns:
-            raw = values.pop(c, _ABSENT)
-            if raw is _ABSENT:            # not read (a narrow page)
-                continue
-            if raw is None:
-                values[c] = None
-            else:
-                pending[c] = (f, raw)
-        out.append(Row(values, pending))
-    return out
+    return [view(model, r) for r in records]
 
 
 def _build(model: type[Model], scope: tuple[str, ...], filters: tuple[tuple[str, str], ...], cursor: bool,

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
 from tortoise.fields.base import Field
+from tortoise.fields.data import JSONField
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
@@ -108,9 +109,19 @@ class RowView:
     """A read-only stand-in for a model instance, made straight from a row: the model's fields as
     attributes with the values Tortoise would give them, and nothing else (no save, no
     relations, no methods). For reads that only shape their answer: a model instance costs
-    several times more to make (Tortoise's bookkeeping per instance and per field)."""
+    several times more to make (Tortoise's bookkeeping per instance and per field). A JSON
+    column is decoded when first read (a list's shaper may never read it); a column the query
+    did not select (a narrow page) is simply absent."""
 
-    __slots__ = ("__dict__",)
+    __slots__ = ("__dict__", "_pending")
+
+    def __getattr__(self, name: str) -> Any:          # only for names not (yet) in __dict__
+        try:
+            convert, raw = self._pending.pop(name)
+        except (KeyError, AttributeError):
+            raise AttributeError(name) from None
+        value = self.__dict__[name] = convert(raw)
+        return value
 
     def __repr__(self) -> str:
         return f"<RowView {self.__dict__.get('id')!r}>"
@@ -120,30 +131,43 @@ _VIEWS: dict[type[Model], tuple] = {}
 
 
 def _view_plan(model: type[Model]) -> tuple:
-    """(column, attribute) pairs taken as the driver gives them, and (column, attribute, field)
-    triples converted as Tortoise's own `_init_from_db` converts them."""
+    """(column, attribute) pairs taken as the driver gives them; (column, attribute, type) of
+    values Tortoise converts by their type; (column, attribute, converter, lazy) of those it
+    converts with the field's to_python_value, a JSON field's decoded only when read."""
     plan = _VIEWS.get(model)
     if plan is None:
         meta = model._meta
         plan = _VIEWS[model] = (
             tuple((key, attr) for key, attr, _ in meta.db_native_fields),
             tuple((key, attr, f.field_type) for key, attr, f in meta.db_default_fields),
-            tuple((key, attr, f.to_python_value) for key, attr, f in meta.db_complex_fields))
+            tuple((key, attr, f.to_python_value, isinstance(f, JSONField)) for key, attr, f in meta.db_complex_fields))
     return plan
 
 
+_ABSENT = object()
+
+
 def view(model: type[Model], row: Any) -> RowView:
-    """`row` (every column of `model`) as a RowView."""
+    """`row` (the model's columns, or some of them) as a RowView."""
     native, default, complex_ = _view_plan(model)
+    get = row.get if hasattr(row, "get") else dict(row).get
     out = RowView()
     d = out.__dict__
+    pending = {}
     for key, attr in native:
-        d[attr] = row[key]
+        if (value := get(key, _ABSENT)) is not _ABSENT:
+            d[attr] = value
     for key, attr, kind in default:
-        value = row[key]
-        d[attr] = kind(value) if value is not None else None
-    for key, attr, convert in complex_:
-        d[attr] = convert(row[key])
+        if (value := get(key, _ABSENT)) is not _ABSENT:
+            d[attr] = kind(value) if value is not None else None
+    for key, attr, convert, lazy in complex_:
+        if (value := get(key, _ABSENT)) is _ABSENT:
+            continue
+        if lazy and value is not None:
+            pending[attr] = (convert, value)
+        else:
+            d[attr] = convert(value)
+    out._pending = pending
     return out
 
 

@@ -202,3 +202,13 @@ async def test_a_redis_command_that_does_not_answer_is_an_outage_and_frees_its_c
     assert await kv.get(key) == "after"
     assert await asyncio.gather(*(kv.incr(key + ":n", ttl=5) for _ in range(20))) is not None
     assert await kv.get(key + ":n") == "20"
+
+
+async def test_a_row_view_of_some_columns_decodes_json_only_when_read(client):    # the ORM set up
+    row = {"id": "pay_x", "status": "succeeded", "metadata": '{"order": "7"}', "routing_decision": None}
+    v = lookup.view(Payment, row)
+    assert v.id == "pay_x" and v.status == "succeeded" and v.routing_decision is None
+    assert "metadata" not in v.__dict__                      # not decoded yet
+    assert v.metadata == {"order": "7"} and v.__dict__["metadata"] == {"order": "7"}
+    with pytest.raises(AttributeError):
+        v.amount                                             # not selected: absent, not None

@@ -117,11 +117,6 @@ async def enqueue_payment(p: Payment, locale: str | None = None) -> Receipt | No
     return row
 
 
-async def state_of(payment_id: str) -> ReceiptState | None:
-    r = await Receipt.filter(payment_id=payment_id).first()
-    return ReceiptState(r.channel, r.sent_to, r.status) if r else None
-
-
 RECEIPT_COLUMNS = ("channel", "sent_to", "status")
 
 
