@@ -20,9 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
-from tortoise import connections
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
@@ -31,7 +29,7 @@ from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint, We
 from services.errors import InvalidState, NotFound, ValidationError
 from services.events import EVENT_TYPES
 from services.ids import new_id, random_token
-from services.infra import db
+from services.infra import db, leases
 from services.infra.runtime import runtime
 from services.infra.webhook_http import DeliveryResult, transport
 from services.pagination import Page, check_limit, paginate
@@ -280,34 +278,11 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
 
 # ---------------------------------------------------------------- dispatcher
 
-def _is_postgres() -> bool:
-    return connections.get("default").capabilities.dialect == "postgres"
-
-
 async def claim_due(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> list[str]:
-    """Lease up to `limit` due deliveries to `owner`. PostgreSQL: one UPDATE over a
-    SELECT ... FOR UPDATE SKIP LOCKED, so concurrent dispatchers take disjoint rows. SQLite (one
-    writer): a conditional update per row, which is atomic on its own."""
-    now = runtime().clock.now()
-    until = now + LEASE
-    if _is_postgres():
-        sql = ("UPDATE webhook_deliveries SET lease_owner = $1, lease_until = $2, updated_at = $3 "
-               "WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= $3 "
-               "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
-               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
-        values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
-        rows = await connections.get("default").execute_query_dict(sql, values)
-        return [r["id"] for r in rows]
-    due = Q(state="pending", next_attempt_at__lte=now) & (Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-    qs = WebhookDelivery.filter(due)
-    if merchant_id:
-        qs = qs.filter(merchant_id=merchant_id)
-    ids = await qs.order_by("next_attempt_at").limit(limit).values_list("id", flat=True)
-    claimed = []
-    for did in ids:
-        if await WebhookDelivery.filter(due, id=did).update(lease_owner=owner, lease_until=until, updated_at=now):
-            claimed.append(did)
-    return claimed
+    """Lease up to `limit` due deliveries to `owner` (services.infra.leases: SKIP LOCKED on PostgreSQL,
+    so any number of workers). `merchant_id` confines the claim to one merchant (tests)."""
+    return await leases.claim_due(WebhookDelivery, status_field="state", owner=owner, now=runtime().clock.now(),
+                                  lease=LEASE, limit=limit, merchant_id=merchant_id)
 
 
 async def _send(endpoint: WebhookEndpoint, payload: dict, *, timeout: float) -> DeliveryResult:

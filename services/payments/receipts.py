@@ -13,8 +13,6 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tortoise import connections
-from tortoise.expressions import Q
 
 from models import _lookup as lookup
 from models._rows import new
@@ -24,6 +22,7 @@ from models.payments import Customer, Payment
 from models.receipts import Receipt
 from services.payments import pricing
 from services.ids import new_id
+from services.infra import leases
 from services.infra.runtime import runtime
 
 log = logging.getLogger("qafila.receipts")
@@ -220,32 +219,11 @@ def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- the worker's side
 
-def _is_postgres() -> bool:
-    return connections.get("default").capabilities.dialect == "postgres"
-
-
 async def claim_due(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> list[str]:
-    """Lease due receipts to `owner` (PostgreSQL: SKIP LOCKED, so any number of workers).
-    `merchant_id` confines the claim to one merchant (tests)."""
-    now = runtime().clock.now()
-    until = now + LEASE
-    if _is_postgres():
-        sql = ("UPDATE receipts SET lease_owner = $1, lease_until = $2, updated_at = $3 WHERE id IN "
-               "(SELECT id FROM receipts WHERE status = 'pending' AND next_attempt_at <= $3 "
-               "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
-               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
-        values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
-        rows = await connections.get("default").execute_query_dict(sql, values)
-        return [r["id"] for r in rows]
-    due = Q(status="pending", next_attempt_at__lte=now) & (Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-    if merchant_id:
-        due &= Q(merchant_id=merchant_id)
-    ids = await Receipt.filter(due).order_by("next_attempt_at").limit(limit).values_list("id", flat=True)
-    claimed = []
-    for rid in ids:
-        if await Receipt.filter(due, id=rid).update(lease_owner=owner, lease_until=until, updated_at=now):
-            claimed.append(rid)
-    return claimed
+    """Lease up to `limit` due receipts to `owner` (services.infra.leases: SKIP LOCKED on PostgreSQL,
+    so any number of workers). `merchant_id` confines the claim to one merchant (tests)."""
+    return await leases.claim_due(Receipt, status_field="status", owner=owner, now=runtime().clock.now(),
+                                  lease=LEASE, limit=limit, merchant_id=merchant_id)
 
 
 async def _send_messaging(to: str, text: str) -> tuple[bool, str | None, str | None]:

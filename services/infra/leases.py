@@ -1,0 +1,40 @@
+"""Leasing due rows of an outbox (webhook deliveries, receipts) to one worker at a time.
+
+A row is due when its status is "pending", its `next_attempt_at` has come and no live lease
+holds it. PostgreSQL: one UPDATE over a SELECT ... FOR UPDATE SKIP LOCKED, so any number of
+workers take disjoint rows. SQLite (one writer): a conditional update per row, atomic on its own.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from tortoise import connections
+from tortoise.expressions import Q
+from tortoise.models import Model
+
+
+async def claim_due(model: type[Model], *, status_field: str, owner: str, now: datetime, lease: timedelta,
+                    limit: int, merchant_id: str | None = None) -> list[str]:
+    """Lease up to `limit` due rows of `model` to `owner` until now + `lease`; their ids.
+    `merchant_id` confines the claim to one merchant (tests)."""
+    until = now + lease
+    if connections.get("default").capabilities.dialect == "postgres":
+        table = model._meta.db_table
+        column = model._meta.fields_db_projection[status_field]
+        sql = (f"UPDATE {table} SET lease_owner = $1, lease_until = $2, updated_at = $3 WHERE id IN "
+               f"(SELECT id FROM {table} WHERE {column} = 'pending' AND next_attempt_at <= $3 "
+               "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
+               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
+        values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
+        rows = await connections.get("default").execute_query_dict(sql, values)
+        return [r["id"] for r in rows]
+    due = Q(**{status_field: "pending"}, next_attempt_at__lte=now) & (
+        Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+    if merchant_id:
+        due &= Q(merchant_id=merchant_id)
+    ids = await model.filter(due).order_by("next_attempt_at").limit(limit).values_list("id", flat=True)
+    claimed = []
+    for row_id in ids:
+        if await model.filter(due, id=row_id).update(lease_owner=owner, lease_until=until, updated_at=now):
+            claimed.append(row_id)
+    return claimed
