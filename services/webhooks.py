@@ -46,6 +46,7 @@ LEASE = timedelta(seconds=30)                            # > DELIVERY_TIMEOUT wi
 FANOUT_LOOKBACK = timedelta(days=7)                      # how far back the fan-out looks for new events
 MAX_ENDPOINTS = 16                                       # active endpoints per merchant and mode
 CLAIM_BATCH = 20
+FANOUT_BATCH = 200                                       # events per fan-out pass
 
 SIGNATURE_HEADER = "x-service-signature"                 # hex HMAC-SHA256(secret, body)
 TIMESTAMP_HEADER = "x-service-timestamp"                 # Unix seconds of this attempt
@@ -215,28 +216,47 @@ async def disable_endpoint(*, principal: Principal, endpoint_id: str) -> Webhook
 
 # ---------------------------------------------------------------- fan-out
 
-async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
+@dataclass
+class FanOut:
+    """One fan-out pass: the events it took (`limit` of them: more may be waiting) and the
+    deliveries it created."""
+    events: int = 0
+    deliveries: int = 0
+
+
+_WAITING = ('SELECT "id", "merchant_id", "livemode", "type", "created_at" FROM "events" '
+            'WHERE "fanned_out" = {} AND "created_at" >= {}')
+
+
+async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -> FanOut:
     """Create the deliveries of events not fanned out yet (one per subscribed active endpoint).
-    Returns the number of deliveries created. The `webhook_fanouts` primary key makes this happen
-    once per event whatever the number of dispatchers; `events.fanned_out` (set afterwards, and
-    again by whoever finds an event already done) keeps the read to the events still waiting."""
+    The `webhook_fanouts` primary key makes this happen once per event whatever the number of
+    dispatchers; `events.fanned_out` (set afterwards, and again by whoever finds an event already
+    done) keeps the read to the events still waiting. An event no endpoint takes is only marked:
+    two dispatchers marking it both create nothing, so it needs no `webhook_fanouts` row."""
+    limit = limit or FANOUT_BATCH
     now = runtime().clock.now()
     since = now - FANOUT_LOOKBACK
-    qs = Event.filter(fanned_out=False, created_at__gte=since)
-    if merchant_id:
-        qs = qs.filter(merchant_id=merchant_id)
     # Not the events' data (a payment object each): the fan-out needs only who and what.
-    events = await qs.order_by("created_at").limit(limit).only("id", "merchant_id", "livemode", "type", "created_at")
-    if not events:
-        return 0
+    template, values = _WAITING, [lookup.db_value(Event, "fanned_out", False), lookup.db_value(Event, "created_at", since)]
+    if merchant_id:
+        template += ' AND "merchant_id" = {}'
+        values.append(merchant_id)
+    found = await lookup.query(Event, template + ' ORDER BY "created_at" LIMIT {}', [*values, limit])
+    if not found:
+        return FanOut()
+    events = [lookup.view(Event, row) for row in found]
     endpoints = await WebhookEndpoint.filter(merchant_id__in={e.merchant_id for e in events}, status="active")
     by_tenant: dict[tuple[str, bool], list[WebhookEndpoint]] = defaultdict(list)
     for ep in endpoints:
         by_tenant[(ep.merchant_id, ep.livemode)].append(ep)
     plan = [(ev, [ep for ep in by_tenant[(ev.merchant_id, ev.livemode)] if subscribed(ep, ev.type)
                   and ep.created_at <= ev.created_at + timedelta(seconds=1)]) for ev in events]
+    untaken = [ev.id for ev, targets in plan if not targets]
+    plan = [(ev, targets) for ev, targets in plan if targets]
+    done = FanOut(events=len(events))
 
-    def rows(ev: Event, targets: list[WebhookEndpoint]) -> list:
+    def rows(ev, targets: list[WebhookEndpoint]) -> list:
         return [WebhookFanout(event_id=ev.id, created_at=now), *(
             WebhookDelivery(id=new_id("whd"), event_id=ev.id, endpoint_id=ep.id, merchant_id=ev.merchant_id,
                             livemode=ev.livemode, state="pending", next_attempt_at=now, created_at=now,
@@ -250,30 +270,31 @@ async def fan_out(*, limit: int = 200, merchant_id: str | None = None) -> int:
             await db.retrying(lambda: Event.filter(id__in=sorted(ids)).update(fanned_out=True),
                               what="webhook fan-out mark")
 
+    await mark(untaken)
     for _ in range(3):
+        if not plan:
+            return done
         try:
             together = [r for ev, targets in plan for r in rows(ev, targets)]
             await db.retrying(lambda: lookup.insert_all(sorted(together, key=lambda r: not isinstance(r, WebhookFanout))),
                               what="webhook fan-out")
             await mark([ev.id for ev, _ in plan])
-            return sum(len(targets) for _, targets in plan)
+            done.deliveries += sum(len(targets) for _, targets in plan)
+            return done
         except IntegrityError:
             taken = set(await WebhookFanout.filter(event_id__in=[ev.id for ev, _ in plan])
                         .values_list("event_id", flat=True))
             await mark(sorted(taken))
             plan = [(ev, targets) for ev, targets in plan if ev.id not in taken]
-            if not plan:
-                return 0
-    created = 0
     for ev, targets in plan:
         try:
             await lookup.insert_all(rows(ev, targets))
         except IntegrityError:
             pass                # another dispatcher fanned this event out first
         else:
-            created += len(targets)
+            done.deliveries += len(targets)
         await mark([ev.id])
-    return created
+    return done
 
 
 # ---------------------------------------------------------------- dispatcher
@@ -337,13 +358,20 @@ class RunStats:
     claimed: int = 0
     delivered: int = 0
     failed: int = 0
+    backlog: bool = False       # the fan-out took a full batch: more events may be waiting
+
+    @property
+    def busy(self) -> bool:
+        """More work is waiting: the next step should follow at once."""
+        return self.backlog or self.claimed >= CLAIM_BATCH
 
 
 async def run_once(*, owner: str, timeout: float = DELIVERY_TIMEOUT, limit: int = CLAIM_BATCH,
                    merchant_id: str | None = None) -> RunStats:
     """One dispatcher step: fan new events out, claim what is due, deliver it concurrently.
     `merchant_id` confines the step to one merchant (tests; replaying one shop)."""
-    stats = RunStats(fanned_out=await fan_out(merchant_id=merchant_id))
+    fanned = await fan_out(merchant_id=merchant_id)
+    stats = RunStats(fanned_out=fanned.deliveries, backlog=fanned.events >= FANOUT_BATCH)
     ids = await claim_due(owner=owner, limit=limit, merchant_id=merchant_id)
     stats.claimed = len(ids)
     results = await asyncio.gather(*(deliver_claimed(i, owner=owner, timeout=timeout) for i in ids),
@@ -454,8 +482,10 @@ async def _summaries(events: list[Event]) -> list[EventSummary]:
     by_event: dict[str, list[WebhookDelivery]] = defaultdict(list)
     for d in await WebhookDelivery.filter(event_id__in=ids).order_by("created_at", "id"):
         by_event[d.event_id].append(d)
+    # Fanned out: marked, or (marked after) its fan-out row written. An event no endpoint took
+    # has no row, only the mark.
     fanned = set(await WebhookFanout.filter(event_id__in=ids).values_list("event_id", flat=True))
-    return [_summary(e, by_event[e.id], e.id in fanned) for e in events]
+    return [_summary(e, by_event[e.id], e.fanned_out or e.id in fanned) for e in events]
 
 
 async def list_events(*, principal: Principal, limit=None, starting_after: str | None = None,

@@ -64,13 +64,40 @@ async def test_fan_out_marks_its_events_and_heals_one_left_unmarked(client, merc
                       headers=bearer(merchant.sk))
     first, second = await emit(merchant.id), await emit(merchant.id)
     assert not (await Event.get(id=first.id)).fanned_out
-    assert await webhooks.fan_out(merchant_id=merchant.id) == 2
+    assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 2
     assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, second.id]))
-    assert await webhooks.fan_out(merchant_id=merchant.id) == 0
+    assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 0
 
     await Event.filter(id=first.id).update(fanned_out=False)        # as if killed before marking
     third = await emit(merchant.id)
-    assert await webhooks.fan_out(merchant_id=merchant.id) == 1     # only the new event's delivery
+    assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 1     # only the new event's delivery
     assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, third.id]))
     for ev in (first, second, third):
         assert await WebhookDelivery.filter(event_id=ev.id).count() == 1
+
+
+async def test_an_event_no_endpoint_takes_is_marked_without_a_fanout_row(client, merchant):
+    """No endpoint subscribed: the event is marked done and nothing else is written, so a burst
+    of payments costs the fan-out one UPDATE per batch. An endpoint configured later does not get
+    the events from before it."""
+    from models.events import Event
+    from models.webhooks import WebhookDelivery, WebhookFanout
+
+    ev = await emit(merchant.id)
+    done = await webhooks.fan_out(merchant_id=merchant.id)
+    assert (done.events, done.deliveries) == (1, 0)
+    assert (await Event.get(id=ev.id)).fanned_out
+    assert await WebhookFanout.filter(event_id=ev.id).count() == 0
+    assert await WebhookDelivery.filter(event_id=ev.id).count() == 0
+
+
+async def test_a_full_fan_out_batch_makes_the_step_go_on_at_once(client, merchant, monkeypatch):
+    """A pass that took a whole batch reports work waiting, so the worker's next step follows at
+    once instead of after its poll: the fan-out keeps up with any rate of events."""
+    monkeypatch.setattr(webhooks, "FANOUT_BATCH", 2)
+    for _ in range(3):
+        await emit(merchant.id)
+    first = await webhooks.run_once(owner="one", merchant_id=merchant.id)
+    assert first.backlog and first.busy
+    second = await webhooks.run_once(owner="one", merchant_id=merchant.id)
+    assert not second.backlog and not second.busy

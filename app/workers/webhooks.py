@@ -27,6 +27,6 @@ async def run(backend, stop: asyncio.Event) -> None:
     log.info("webhook dispatcher %s started", owner)
 
     async def step() -> bool:
-        return (await webhooks.run_once(owner=owner)).claimed >= webhooks.CLAIM_BATCH
+        return (await webhooks.run_once(owner=owner)).busy
     await poll_loop(stop, step, poll=POLL, name="webhook dispatcher")
     log.info("webhook dispatcher %s stopped", owner)
