@@ -9,7 +9,8 @@ gate script; one PostgreSQL read by primary key) and, for a create, the same plu
 single-row INSERT. It is measured before and after the service's paths and the mean is used.
 Each path prints requests/s, p50, p99, errors and its ratio to its own ceiling (GET: the read
 ceiling; POST: the create ceiling); GraphQL paths also print their ratio to the REST path doing
-the same. `--rows N` then loads N more payment intents and payments for the benchmark
+the same. Before each measurement the service is left to finish the background work the
+previous load left behind (bench `settle`). `--rows N` then loads N more payment intents and payments for the benchmark
 merchant (bench/seed_million.py, COPY) and measures the lists again: a page must cost the same.
 `--check` exits 1 when a goal of GOALS (issue 16) is missed; for use by hand (the machines are
 noisy), not in CI.
@@ -145,6 +146,50 @@ def measure(url, method, body, headers, seconds, concurrency, tmp):
         p50 = statistics.median(lat) if lat else 0.0
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
     return {"rps": n / seconds, "p50_ms": p50 * 1000, "p99_ms": p99 * 1000, "errors": errs}
+
+
+def _process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants (the service's forked workers)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        for children in glob.glob(f"/proc/{p}/task/*/children"):
+            try:
+                with open(children) as f:
+                    todo += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+    return out
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        except (OSError, IndexError, ValueError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid: int, limit: float = 60.0) -> float:
+    """Wait until the service is idle (under 5% of a CPU over half a second) and answer the
+    seconds waited. A path's load leaves background work behind (the webhook fan-out of the
+    events it wrote, the receipts of the payments it made); the next path is measured after it,
+    not during it, so each path carries only the background work it causes itself."""
+    if not os.path.isdir(f"/proc/{pid}"):
+        return 0.0          # not Linux: no idle check
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        pids = _process_tree(pid)
+        before = _cpu_seconds(pids)
+        time.sleep(0.5)
+        if _cpu_seconds(pids) - before < 0.025:
+            break
+    return time.monotonic() - start
 
 
 async def gather_scenarios(base: str, tmp: str) -> list[dict]:
@@ -305,9 +350,11 @@ def main() -> None:
               f"for the service and for the ceiling; event loop: {_loop_name()}; "
               f"{os.cpu_count()} CPUs: {_cpu_model()}")
         print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>8}")
+        settle(service.pid)         # the ceiling shares the CPUs with the service: measured with it idle
         first = _measure_ceilings(port, get, post, args, tmp) if ceiling else {}
 
         def run(s: dict) -> dict:
+            settle(service.pid)
             body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
             headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
             got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
@@ -324,6 +371,7 @@ def main() -> None:
                 sizes = _list_sizes(base, s["key"])
             results[s["name"]] = run(s)
         if ceiling:
+            settle(service.pid)
             last = _measure_ceilings(port, get, post, args, tmp)
             for kind in ("read", "create"):
                 a, b = first[kind], last[kind]
