@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import itertools
 import logging
+import sqlite3
+from datetime import datetime, timezone
+from operator import itemgetter
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
 from tortoise.fields.base import Field
-from tortoise.fields.data import JSONField
+from tortoise.fields.data import DatetimeField, JSONField
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
@@ -130,6 +133,20 @@ class RowView:
 _VIEWS: dict[type[Model], tuple] = {}
 
 
+def _as_utc(convert):
+    """A DatetimeField's to_python_value, skipped for a value already aware in UTC (what asyncpg
+    gives for timestamptz) when Tortoise's own zone is UTC: its conversion would only swap one UTC
+    tzinfo for another (same instant, same rendering), at two calls per value."""
+    from tortoise.timezone import get_default_timezone, get_use_tz
+    if not (get_use_tz() and str(get_default_timezone()) in ("UTC", "Etc/UTC")):
+        return convert
+
+    def to_python(value):
+        return value if value is None or (value.__class__ is datetime and value.tzinfo is timezone.utc) \
+            else convert(value)
+    return to_python
+
+
 def _view_plan(model: type[Model]) -> tuple:
     """(column, attribute) pairs taken as the driver gives them; (column, attribute, type) of
     values Tortoise converts by their type; (column, attribute, converter, lazy) of those it
@@ -140,31 +157,52 @@ def _view_plan(model: type[Model]) -> tuple:
         plan = _VIEWS[model] = (
             tuple((key, attr) for key, attr, _ in meta.db_native_fields),
             tuple((key, attr, f.field_type) for key, attr, f in meta.db_default_fields),
-            tuple((key, attr, f.to_python_value, isinstance(f, JSONField)) for key, attr, f in meta.db_complex_fields))
+            tuple((key, attr, _as_utc(f.to_python_value) if isinstance(f, DatetimeField) else f.to_python_value,
+                   isinstance(f, JSONField)) for key, attr, f in meta.db_complex_fields))
     return plan
 
 
-_ABSENT = object()
+_LAYOUTS: dict[tuple, tuple] = {}
+
+
+def _layout(model: type[Model], keys: tuple[str, ...]) -> tuple:
+    """`_view_plan` by position for rows with these columns in this order (one per query shape):
+    (attributes taken as they are, a getter of their values, (position, attribute, type),
+    (position, attribute, converter, lazy)). A column that is not the model's is left out."""
+    native, default, complex_ = _view_plan(model)
+    at = {k: i for i, k in enumerate(keys)}
+    plain = [(at[key], attr) for key, attr in native if key in at]
+    positions = [i for i, _ in plain]
+    take = (itemgetter(*positions) if len(positions) > 1 else
+            (lambda values, i=positions[0]: (values[i],)) if positions else (lambda values: ()))
+    return (tuple(attr for _, attr in plain), take,
+            tuple((at[key], attr, kind) for key, attr, kind in default if key in at),
+            tuple((at[key], attr, convert, lazy) for key, attr, convert, lazy in complex_ if key in at))
 
 
 def view(model: type[Model], row: Any) -> RowView:
-    """`row` (the model's columns, or some of them) as a RowView."""
-    native, default, complex_ = _view_plan(model)
-    get = row.get if hasattr(row, "get") else dict(row).get
+    """`row` (the model's columns, or some of them, in any order; a driver record or a dict) as a
+    RowView."""
+    keys = tuple(row.keys())
+    layout = _LAYOUTS.get((model, keys))
+    if layout is None:
+        layout = _LAYOUTS[(model, keys)] = _layout(model, keys)
+    attrs, take, typed, complex_ = layout
+    values = tuple(row) if row.__class__ is sqlite3.Row else tuple(row.values())
     out = RowView()
     d = out.__dict__
+    d.update(zip(attrs, take(values)))
+    for i, attr, kind in typed:
+        value = values[i]
+        d[attr] = value if value is None or value.__class__ is kind else kind(value)
     pending = {}
-    for key, attr in native:
-        if (value := get(key, _ABSENT)) is not _ABSENT:
-            d[attr] = value
-    for key, attr, kind in default:
-        if (value := get(key, _ABSENT)) is not _ABSENT:
-            d[attr] = kind(value) if value is not None else None
-    for key, attr, convert, lazy in complex_:
-        if (value := get(key, _ABSENT)) is _ABSENT:
-            continue
-        if lazy and value is not None:
-            pending[attr] = (convert, value)
+    for i, attr, convert, lazy in complex_:
+        value = values[i]
+        if lazy:
+            if value is None:       # what a JSON field's to_python_value answers for NULL
+                d[attr] = None
+            else:
+                pending[attr] = (convert, value)
         else:
             d[attr] = convert(value)
     out._pending = pending

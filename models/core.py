@@ -59,5 +59,6 @@ class ListCount(Model):
     @classmethod
     def added(cls, kind: str, row) -> "ListCount":
         """The counter row adding one `row` (a new intent or payment) to its tenant's `kind` list."""
-        return cls(merchant_id=row.merchant_id, livemode=row.livemode, kind=kind,
+        from models._rows import new     # (models/_rows imports nothing of models)
+        return new(cls, merchant_id=row.merchant_id, livemode=row.livemode, kind=kind,
                    slot=ord(row.id[-1]) % cls.SLOTS, n=1)

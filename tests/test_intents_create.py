@@ -168,6 +168,21 @@ async def test_fee_rounded_once_half_up():
     assert pricing.compute_fee(amount=100, currency="TRY", method="qr").amount == 2
 
 
+@pytest.mark.parametrize("currency", ["TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD"])
+def test_a_new_fee_schedule_applies_to_the_next_fee_at_once(currency):
+    """Fees are kept per arguments; configure() drops what was computed under the old tables."""
+    from decimal import Decimal
+    before = pricing.compute_fee(amount=10000, currency=currency, method="qr")
+    old = pricing.FEE_SCHEDULE["qr"]
+    try:
+        pricing.configure(fee_schedule={"qr": pricing.FeeRule(Decimal("0.03"))})
+        after = pricing.compute_fee(amount=10000, currency=currency, method="qr")
+        assert (before.amount, after.amount) == (150, 300)
+    finally:
+        pricing.configure(fee_schedule={"qr": old})
+    assert pricing.compute_fee(amount=10000, currency=currency, method="qr") == before
+
+
 async def test_fee_never_exceeds_amount():
     fee = pricing.compute_fee(amount=10, currency="SAR", method="cod", home_currency="SAR")
     assert fee.amount == 10

@@ -7,6 +7,7 @@ exactly with Decimal and rounded half-up once.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -65,6 +66,7 @@ def configure(*, limits: dict[str, Limits] | None = None, fee_schedule: dict[str
         USD_RATES.update(usd_rates)
     if conversion_rate is not None:
         CONVERSION_RATE = conversion_rate
+    _fee.cache_clear()          # fees computed under the old tables
 
 
 def to_major(amount: int, currency: str) -> Decimal:
@@ -102,7 +104,14 @@ def compute_fee(*, amount: int, currency: str, method: str, home_currency: str |
                 network_fee_usd: Decimal = Decimal(0)) -> Fee:
     """The fee of a payment, shown upfront. The total is computed exactly and rounded once; the
     breakdown's parts are rounded and `processing` takes the remainder, so the parts add up to
-    the total. The fee is capped at the amount (the net amount is never below zero)."""
+    the total. The fee is capped at the amount (the net amount is never below zero).
+    A function of its arguments only (the schedule is constant), so recent answers are kept:
+    the Decimal arithmetic is most of a create's pricing, and amounts repeat (a shop's prices)."""
+    return _fee(amount, currency, method, home_currency, network_fee_usd)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fee(amount: int, currency: str, method: str, home_currency: str | None, network_fee_usd: Decimal) -> Fee:
     rule = FEE_SCHEDULE[method]
     conv_rate = CONVERSION_RATE if home_currency and home_currency != currency else Decimal(0)
     exact_processing = Decimal(amount) * rule.rate + rule.fixed.get(currency, 0)
