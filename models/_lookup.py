@@ -291,8 +291,8 @@ async def insert_all(instances: Sequence[Model]) -> None:
                     await model.bulk_create(list(group))
     else:
         await _insert_statement(db, instances)
-    for obj in instances:
-        obj._saved_in_db = True
+    for obj in instances:       # (not through Model.__setattr__: no relation, no async default)
+        obj.__dict__["_saved_in_db"] = True
 
 
 _PLANS: dict[type, tuple] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -122,6 +123,20 @@ async def load_receipt(info: Info[Context, None], payment_id: str) -> PaymentRec
     return PaymentReceipt(channel=r.channel, sent_to=r.sent_to, status=r.status) if r else None
 
 
+def _routing_decision(root) -> RoutingDecision:
+    return RoutingDecision.of(root._row.routing_decision or {})
+
+
+def _card(root) -> PaymentCard:
+    p = root._row
+    return PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
+                       exp_year=p.card_exp_year, fingerprint=p.card_fingerprint, country=p.card_country)
+
+
+def _metadata(root) -> JSON:
+    return root._row.metadata or {}
+
+
 @strawberry.type
 class Payment(Node):
     id: strawberry.ID
@@ -129,18 +144,22 @@ class Payment(Node):
     amount: MinorAmount
     currency: str
     provider: str | None
-    routing_decision: RoutingDecision
+    # routing_decision, card and metadata are made from the payment row (`_row`: a model instance
+    # or a lookup.RowView) only when selected: `payment(id) { id status }` decodes no JSON and
+    # builds no object.
+    routing_decision: RoutingDecision = strawberry.field(resolver=_routing_decision)
     risk_score: int
     created_at: datetime
     amount_captured: MinorAmount
     amount_refunded: MinorAmount
     capture_method: str
     decline_code: str | None
-    card: PaymentCard
-    metadata: JSON
+    card: PaymentCard = strawberry.field(resolver=_card)
+    metadata: JSON = strawberry.field(resolver=_metadata)
     customer_id: str | None
     payment_link: str | None = strawberry.field(description="The lnk_ id when paid on a payment link")
     receipt_url: str | None = strawberry.field(description="The HTML receipt (no key needed), once paid")
+    _row: strawberry.Private[Any] = None
 
     @strawberry.field
     async def customer(self, info: Info[Context, None]) -> Customer | None:
@@ -156,15 +175,11 @@ class Payment(Node):
     @classmethod
     def of(cls, p) -> Payment:
         return cls(id=strawberry.ID(p.id), status=p.status, amount=p.amount, currency=p.currency,
-                   provider=p.provider, routing_decision=RoutingDecision.of(p.routing_decision or {}),
-                   risk_score=p.risk_score, created_at=p.created_at, amount_captured=p.amount_captured,
-                   amount_refunded=p.amount_refunded, capture_method=p.capture_method,
-                   decline_code=p.decline_code, metadata=p.metadata or {}, customer_id=p.customer_id,
+                   provider=p.provider, risk_score=p.risk_score, created_at=p.created_at,
+                   amount_captured=p.amount_captured, amount_refunded=p.amount_refunded,
+                   capture_method=p.capture_method, decline_code=p.decline_code, customer_id=p.customer_id,
                    payment_link=p.payment_link,
-                   receipt_url=receipts.url_of(p.id) if p.status in receipts.PAID else None,
-                   card=PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
-                                    exp_year=p.card_exp_year, fingerprint=p.card_fingerprint,
-                                    country=p.card_country))
+                   receipt_url=receipts.url_of(p.id) if p.status in receipts.PAID else None, _row=p)
 
 
 @node_resolver("pay")

@@ -116,8 +116,9 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         raise ValidationError("request body must be a JSON object")
     key = idempotency.check_key(idempotency_key or data.get("idempotency_key"))
     req = parse_create(data)
-    return await idempotency.run(
-        principal=principal, operation="payments.create", key=key, params=_fingerprint_params(data),
+    return await idempotency.run(       # the fingerprint (a deep copy, a card HMAC) only with a key
+        principal=principal, operation="payments.create", key=key,
+        params=_fingerprint_params(data) if key is not None else None,
         execute=lambda: _create(principal, req, client_address),
         encode=lambda p: p.id,
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
