@@ -14,7 +14,8 @@ to that measurement: on a shared machine the ceiling itself drifts by a quarter 
 Before each measurement the service is left to finish the background work the
 previous load left behind (`settle`: the machine quiet again). `--rows N` then loads N more payment intents and payments for the benchmark
 merchant (bench/seed_million.py, COPY) and measures the lists again: a page must cost the same.
-`--check` exits 1 when a goal of GOALS (issue 16) is missed; for use by hand (the machines are
+`--rounds N` measures all the paths N times over (each time after its ceiling) and shows the
+medians: the ratio of a path is the median of its rounds' ratios. `--check` exits 1 when a goal of GOALS (issue 16) is missed; for use by hand (the machines are
 noisy), not in CI.
 Without PostgreSQL + Redis it runs the service on the embedded default and prints no ratios.
 Load: wrk (Debian) when present, else a bounded aiohttp client that cannot saturate a fast server.
@@ -282,6 +283,28 @@ def _row(label: str, got: dict, ratio: str = "", note: str = "") -> None:
           f"{ratio:>8} {note}", flush=True)
 
 
+def _summarize(per_round: dict[str, list[dict]]) -> dict[str, dict]:
+    """Each path's rounds as one result: the medians of its req/s, p50 and p99 and of its ratios
+    to the ceiling measured just before it in each round (`ratio`; `ratios`: every round's), and
+    for a GraphQL path the median of its ratios to its REST path in the same rounds (`rest_ratio`)."""
+    out = {}
+    for name, runs in per_round.items():
+        got = {"rps": statistics.median(r["rps"] for r in runs), "p50_ms": statistics.median(r["p50_ms"] for r in runs),
+               "p99_ms": statistics.median(r["p99_ms"] for r in runs), "errors": sum(r["errors"] for r in runs),
+               "ceiling": runs[0]["ceiling"]}
+        if all("against" in r for r in runs):
+            got["ratios"] = [r["rps"] / r["against"]["rps"] for r in runs]
+            got["ratio"] = statistics.median(got["ratios"])
+            got["against"] = {"rps": statistics.median(r["against"]["rps"] for r in runs),
+                              "p99_ms": statistics.median(r["against"]["p99_ms"] for r in runs)}
+        rest = next((a for n, a, _ in GOALS if n == name and a not in ("read", "create")), None)
+        if rest in per_round and len(per_round[rest]) == len(runs):
+            got["rest"] = rest
+            got["rest_ratio"] = statistics.median(g["rps"] / r["rps"] for g, r in zip(runs, per_round[rest]))
+        out[name] = got
+    return out
+
+
 def _verdicts(results: dict[str, dict], ceilings: dict[str, dict], at_scale: dict[str, dict],
               partial: bool = False) -> list[str]:
     """What misses a goal (empty: every goal met); `partial` (--only): the goals of what ran."""
@@ -290,11 +313,10 @@ def _verdicts(results: dict[str, dict], ceilings: dict[str, dict], at_scale: dic
         got = results.get(name)
         if partial and got is None:
             continue
-        base = (got or {}).get("against") if against in ("read", "create") else results.get(against)
-        if got is None or base is None:
+        ratio = (got or {}).get("ratio" if against in ("read", "create") else "rest_ratio")
+        if ratio is None:
             missed.append(f"{name}: not measured")
             continue
-        ratio = got["rps"] / base["rps"] if base["rps"] else 0
         if ratio < goal:
             missed.append(f"{name}: {ratio:.0%} of {against}, goal {goal:.0%}")
     for name, got in results.items():
@@ -320,6 +342,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", default="")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure every path (each after its ceiling) this many times; medians are shown")
     parser.add_argument("--rows", type=int, default=0,
                         help="load 1,000 list rows first, then N more, and measure the lists at both sizes")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
@@ -367,10 +391,13 @@ def main() -> None:
             for kind in ("intents", "payments"):        # the small size: at least 1,000 of each
                 asyncio.run(seed_list_rows(os.environ["DATABASE_URL"], merchant["merchant_id"], False, 1000, kind))
         sizes = ""
-        for s in chosen:
-            if s["name"] in LIST_PATHS and not sizes:
-                sizes = _list_sizes(base, s["key"])
-            results[s["name"]] = run(s)
+        per_round: dict[str, list[dict]] = {}
+        for _ in range(args.rounds):
+            for s in chosen:
+                if s["name"] in LIST_PATHS and not sizes:
+                    sizes = _list_sizes(base, s["key"])
+                per_round.setdefault(s["name"], []).append(run(s))
+        results.update(_summarize(per_round))
         for kind, runs in paired.items():
             if runs:
                 ceilings[kind] = {"rps": statistics.mean(r["rps"] for r in runs),
@@ -382,12 +409,13 @@ def main() -> None:
             got = results[s["name"]]
             note = ""
             ratio = ""
-            if "against" in got:
-                ratio = f"{got['rps'] / got['against']['rps']:.1%}"
+            if "ratio" in got:
+                ratio = f"{got['ratio']:.1%}"
                 note = f"of the {got['ceiling']} ceiling measured just before ({got['against']['rps']:.0f})"
-                rest = next((a for n, a, _ in GOALS if n == s["name"] and a not in ("read", "create")), None)
-                if rest and rest in results:
-                    note += f"; {got['rps'] / results[rest]['rps']:.1%} of REST {rest}"
+                if "rest_ratio" in got:
+                    note += f"; {got['rest_ratio']:.1%} of REST {got['rest']}"
+                if args.rounds > 1:
+                    note += f" [rounds: {', '.join(f'{r:.0%}' for r in got['ratios'])}]"
             _row(s["name"], got, ratio, note)
         if sizes:
             print(f"(the lists were measured at {sizes})", flush=True)
@@ -402,8 +430,8 @@ def main() -> None:
             print(f"(the lists below are measured at {_list_sizes(base, merchant['secret_key'])})", flush=True)
             for s in chosen:
                 if s["name"] in LIST_PATHS:
-                    got = at_scale[s["name"]] = run(s)
-                    ratio = f"{got['rps'] / got['against']['rps']:.1%}" if "against" in got else ""
+                    got = at_scale[s["name"]] = _summarize({s["name"]: [run(s)]})[s["name"]]
+                    ratio = f"{got['ratio']:.1%}" if "ratio" in got else ""
                     _row(f"{s['name']} at +{args.rows:,} rows", got, ratio,
                          f"{got['rps'] / results[s['name']]['rps']:.0%} of the page at the small size")
     finally:
