@@ -93,6 +93,48 @@ async def closed_by_server(reader: asyncio.StreamReader, writer: asyncio.StreamW
     return None
 
 
+async def dribble_all_until_closed(conns, *, pace: float = 0.05, max_bytes: int = 200) -> list[asyncio.Future]:
+    """The slowloris of many connections: one byte to each every `pace` seconds, from one task,
+    while one plain read per connection waits for the server to close it. Answers, per
+    connection, a future of the seconds until it was closed (None if still open after
+    `max_bytes` bytes). The same load on the server as `closed_by_server` per connection, with
+    a fraction of the client's own work: no timer and no task per byte, so the client does not
+    starve the event loop it shares with the server under test."""
+    start = time.monotonic()
+
+    async def closed(reader: asyncio.StreamReader) -> float:
+        try:
+            while await reader.read(1024):
+                pass
+        except OSError:                       # reset: closed as well
+            pass
+        return time.monotonic() - start
+
+    waits = [asyncio.ensure_future(closed(r)) for r, _ in conns]
+
+    async def writer_task() -> None:
+        for _ in range(max_bytes):
+            if all(w.done() for w in waits):
+                return
+            for (_, writer), w in zip(conns, waits):
+                if not w.done():
+                    try:
+                        writer.write(b"x")
+                    except OSError:
+                        pass
+            await asyncio.sleep(pace)
+
+    async def bounded(w: asyncio.Future, writing: asyncio.Future) -> float | None:
+        done, _ = await asyncio.wait({w, writing}, return_when=asyncio.FIRST_COMPLETED)
+        if w in done:
+            return w.result()
+        w.cancel()
+        return None
+
+    writing = asyncio.ensure_future(writer_task())
+    return [asyncio.ensure_future(bounded(w, writing)) for w in waits]
+
+
 async def test_slowloris_connections_are_closed_and_the_service_keeps_answering(serve, caplog):
     # A longer cut here: the normal request must be answered before it even on a loaded machine.
     head_timeout = 2.0
@@ -101,7 +143,7 @@ async def test_slowloris_connections_are_closed_and_the_service_keeps_answering(
     conns = await asyncio.gather(*(connect(port) for _ in range(n)))
     for _, writer in conns:
         writer.write(b"GET /health HTTP/1.1\r\nHost: qafila.test\r\nX-Slow: ")
-    dribblers = [asyncio.ensure_future(closed_by_server(r, w)) for r, w in conns]
+    dribblers = await dribble_all_until_closed(conns)
     try:
         async with aiohttp.ClientSession() as http:            # a normal client meanwhile
             async with http.get(f"http://127.0.0.1:{port}/health") as r:
