@@ -4,6 +4,8 @@ from __future__ import annotations
 from tortoise import fields
 from tortoise.models import Model
 
+from models._rows import new
+
 
 class Merchant(Model):
     id = fields.CharField(pk=True, max_length=40)
@@ -59,6 +61,5 @@ class ListCount(Model):
     @classmethod
     def added(cls, kind: str, row) -> "ListCount":
         """The counter row adding one `row` (a new intent or payment) to its tenant's `kind` list."""
-        from models._rows import new     # (models/_rows imports nothing of models)
         return new(cls, merchant_id=row.merchant_id, livemode=row.livemode, kind=kind,
                    slot=ord(row.id[-1]) % cls.SLOTS, n=1)

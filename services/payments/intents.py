@@ -96,10 +96,6 @@ def receipt_url_of(intent: PaymentIntent) -> str:
     return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/receipt"
 
 
-def _iso(value: datetime | None) -> str | None:
-    return iso(value)       # the one format (services.timestamps)
-
-
 def intent_object(intent: PaymentIntent) -> dict[str, Any]:
     """The documented payment object (plus a few documented-as-ours fields)."""
     obj: dict[str, Any] = {
@@ -343,7 +339,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         crypto_data = {"asset": asset, "network": network,
                        "address": crypto.new_deposit_address(network, livemode=principal.livemode),
                        "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}",
-                       "rate_locked_until": _iso(q.rate_locked_until)}
+                       "rate_locked_until": iso(q.rate_locked_until)}
     intent = new(PaymentIntent,
         id=new_id("pay"), merchant_id=principal.merchant_id, livemode=principal.livemode,
         status="requires_payment_method", amount=amount, currency=currency, payment_method=method,
@@ -464,7 +460,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     now = runtime().clock.now()
     intent = await _load(principal, intent_id, client_secret=secret)
     if await _expire_if_due(intent, now):
-        raise InvalidState(f"This payment intent expired at {_iso(intent.expires_at)} and was canceled",
+        raise InvalidState(f"This payment intent expired at {iso(intent.expires_at)} and was canceled",
                            code="payment_intent_expired")
     if intent.status not in CONFIRMABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
@@ -591,7 +587,7 @@ async def _confirm_crypto(intent: PaymentIntent, return_url: str | None, now: da
 def _requote(intent: PaymentIntent, c: dict, now: datetime) -> dict:
     """The 15-minute lock lapsed before any deposit: a fresh quote and a fresh lock."""
     q = crypto.quote(amount=intent.amount, currency=intent.currency, asset=c["asset"], now=now)
-    return {**c, "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}", "rate_locked_until": _iso(q.rate_locked_until)}
+    return {**c, "amount_crypto": q.amount_crypto, "rate": f"{q.rate:f}", "rate_locked_until": iso(q.rate_locked_until)}
 
 
 async def _confirm_cod(intent: PaymentIntent, return_url: str | None, now: datetime) -> PaymentIntent:
@@ -762,7 +758,7 @@ async def crypto_deposit(*, principal: Principal, intent_id: str, data: Any) -> 
     if not c.get("detected_at"):
         if datetime.fromisoformat(c["rate_locked_until"].replace("Z", "+00:00")) <= now:
             c = _requote(intent, c, now)
-        c["detected_at"] = _iso(now)
+        c["detected_at"] = iso(now)
         c["transaction_hash"] = _fake_tx_hash(intent)
         evs = ("crypto.detected",) + (("payment.processing",) if intent.status != "processing" else ())
         intent = await _transition(intent, {"status": "processing", "crypto": c}, events_=evs)
@@ -770,7 +766,7 @@ async def crypto_deposit(*, principal: Principal, intent_id: str, data: Any) -> 
         raise InvalidState("The deposit was already detected")
     if stage == "confirmed":
         c = dict(intent.crypto)
-        c["confirmed_at"] = _iso(now)
+        c["confirmed_at"] = iso(now)
         market = await _market(intent.merchant_id)
         intent = await _transition(intent, {**_success_changes(intent, now, market), "crypto": c},
                                    events_=("crypto.confirmed", "payment.succeeded"), ledger_success=True,
@@ -840,4 +836,4 @@ async def receipt_text(*, intent_id: str) -> str:
     labels = {"en": ("Receipt", "Amount", "Paid at", "Payment"), "tr": ("Makbuz", "Tutar", "Ödeme zamanı", "Ödeme"),
               "ar": ("إيصال", "المبلغ", "وقت الدفع", "الدفعة")}[intent.locale]
     return (f"{labels[0]} — {merchant.name or merchant.id}\n{labels[3]}: {intent.id}\n"
-            f"{labels[1]}: {fmt(intent.amount)}\n{labels[2]}: {_iso(intent.succeeded_at)}\n")
+            f"{labels[1]}: {fmt(intent.amount)}\n{labels[2]}: {iso(intent.succeeded_at)}\n")

@@ -105,8 +105,9 @@ def compute_fee(*, amount: int, currency: str, method: str, home_currency: str |
     """The fee of a payment, shown upfront. The total is computed exactly and rounded once; the
     breakdown's parts are rounded and `processing` takes the remainder, so the parts add up to
     the total. The fee is capped at the amount (the net amount is never below zero).
-    A function of its arguments only (the schedule is constant), so recent answers are kept:
-    the Decimal arithmetic is most of a create's pricing, and amounts repeat (a shop's prices)."""
+    A function of its arguments and the tables, which change only through configure() (it drops
+    what was kept), so recent answers are kept: the Decimal arithmetic is most of a create's
+    pricing, and amounts repeat (a shop's prices)."""
     return _fee(amount, currency, method, home_currency, network_fee_usd)
 
 
