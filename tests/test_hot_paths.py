@@ -212,3 +212,29 @@ async def test_a_row_view_of_some_columns_decodes_json_only_when_read(client):  
     assert v.metadata == {"order": "7"} and v.__dict__["metadata"] == {"order": "7"}
     with pytest.raises(AttributeError):
         v.amount                                             # not selected: absent, not None
+
+
+async def test_deadlines_time_out_an_await_and_leave_other_cancellations_alone():
+    import asyncio
+
+    from services.infra.kv import Deadlines
+
+    deadlines = Deadlines(0.08)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(TimeoutError):
+        await deadlines.run(asyncio.Event().wait())          # never set: cut off by the watchdog
+    took = loop.time() - started
+    assert 0.08 <= took < 0.08 * 1.125 + 0.05               # within an eighth of the limit (plus scheduling)
+    assert not deadlines._due and not deadlines._expired
+    assert asyncio.current_task().cancelling() == 0          # the watchdog's cancel was taken back
+
+    assert await deadlines.run(asyncio.sleep(0, "answer")) == "answer"
+
+    # A cancellation from elsewhere (a client gone) stays a cancellation, not a timeout.
+    waiting = asyncio.ensure_future(deadlines.run(asyncio.Event().wait()))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert not deadlines._due
