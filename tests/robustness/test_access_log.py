@@ -51,3 +51,47 @@ def test_log_settings_are_checked():
     assert load_settings({"QAFILA_ENV": "test", "QAFILA_LOG_FORMAT": "json"}).log_format == "json"
     with pytest.raises(SettingsError, match="QAFILA_LOG_FORMAT"):
         load_settings({"QAFILA_ENV": "test", "QAFILA_LOG_FORMAT": "xml"})
+
+
+@pytest.mark.parametrize("formatter", [logs.TextFormatter(), logs.JsonFormatter()], ids=["text", "json"])
+def test_an_access_line_written_directly_is_the_line_its_record_would_format_to(formatter):
+    now = 1_764_046_396_123_456_789                  # 2025-11-25 04:53:16.123 UTC
+    for values in [("GET", "/api/payments/pay_x", 200, 1.5, "req_abc", "127.0.0.1"),
+                   ("POST", "/v1/payments/intent", 402, 12.0, "trace-1", None)]:
+        record = logs.AccessRecord(*values, now=now)
+        assert formatter.access_text(*values, created_ns=now) == formatter.format(record) + "\n"
+    assert logs.TextFormatter("%(levelname)s %(message)s").access_text(
+        "GET", "/", 200, 1.0, "r", None, created_ns=now) is None     # another format: through logging
+
+
+async def test_access_lines_queued_directly_keep_their_order_with_other_records(client, merchant):
+    import io
+
+    stream = io.StringIO()
+    handler = logs.BatchedStreamHandler(stream)
+    handler.setFormatter(logs.TextFormatter())
+    root = logging.getLogger()
+    aiohttp_access = logging.getLogger("aiohttp.access")     # the test server's own (configure() quiets it)
+    saved, level, aiohttp_level = root.handlers[:], root.level, aiohttp_access.level
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    aiohttp_access.setLevel(logging.WARNING)
+    try:
+        assert logs._direct() is handler
+        r = await client.get("/api/payments/pay_doesnotexist", headers=bearer(merchant.sk))
+        assert r.status == 404
+        assert stream.getvalue() == ""                       # queued, not written per request
+        logging.getLogger("qafila.test").warning("after the request")
+        handler.flush()
+    finally:
+        root.handlers[:] = saved
+        root.setLevel(level)
+        aiohttp_access.setLevel(aiohttp_level)
+    lines = stream.getvalue().splitlines()
+    access_lines = [x for x in lines if " INFO qafila.access " in x]
+    assert len(access_lines) == 1
+    assert access_lines[0].endswith(f"GET /api/payments/pay_doesnotexist 404 "
+                                    f"{access_lines[0].split(' 404 ')[1].split('ms ')[0]}ms "
+                                    f"{r.headers['X-Request-Id']}")
+    assert lines.index(access_lines[0]) < lines.index(next(x for x in lines if "after the request" in x))
+    assert merchant.sk not in stream.getvalue()
