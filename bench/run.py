@@ -6,7 +6,11 @@
 The ceiling (bench/ceiling_server.py, needs PostgreSQL + Redis: DATABASE_URL / REDIS_URL) is a
 bare aiohttp handler doing only what any authenticated read must (one Redis call: Qafila's own
 gate script; one PostgreSQL read by primary key) and, for a create, the same plus one
-single-row INSERT. It is measured just before each path (below).
+single-row INSERT. It is measured just before each path (below). Beside it, before
+`GET /api/payments/:id`, the floor of that read (bench/floor_server.py: the ceiling plus only
+what the documented answer obliges: a request id, the rate-limit headers, the read scoped to
+the merchant with its receipt, the documented object, an access line) shows how much of the
+ceiling any implementation of the documented read can reach on this stack.
 Each path prints requests/s, p50, p99, errors and its ratio to its own ceiling (GET: the read
 ceiling; POST: the create ceiling); GraphQL paths also print their ratio to the REST path doing
 the same, measured just before. Each path's ceiling is measured just before it, and its ratio is
@@ -86,9 +90,11 @@ def _loop_name() -> str:
     return "uvloop"
 
 
-def _spawn_group(cmd: list[str]) -> subprocess.Popen:
-    """A helper server in its own process group, so all of its processes stop together."""
-    return subprocess.Popen(cmd, start_new_session=True)
+def _spawn_group(cmd: list[str], log: str | None = None) -> subprocess.Popen:
+    """A helper server in its own process group, so all of its processes stop together; its
+    output to `log` when given."""
+    out = open(log, "w") if log else None
+    return subprocess.Popen(cmd, start_new_session=True, stdout=out, stderr=subprocess.STDOUT if out else None)
 
 
 def create_merchant(tmp: str) -> dict:
@@ -349,7 +355,7 @@ def main() -> None:
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="qafila-bench-")
-    service = ceiling = None
+    service = ceiling = floor = None
     backend = "PostgreSQL + Redis" if (os.environ.get("DATABASE_URL", "").startswith("postgres")
                                        and os.environ.get("REDIS_URL")) else "embedded"
     results: dict[str, dict] = {}
@@ -366,18 +372,27 @@ def main() -> None:
             ceiling = _spawn_group([sys.executable, os.path.join(HERE, "ceiling_server.py"), str(port),
                                     str(args.workers), get["path"].rsplit("/", 1)[1]])
             wait_http(f"http://127.0.0.1:{port}/")
+            floor_port = free_port()          # the read ceiling plus the documented answer's own work
+            floor = _spawn_group([sys.executable, os.path.join(HERE, "floor_server.py"), str(floor_port),
+                                  str(args.workers), get["path"].rsplit("/", 1)[1]], log=f"{tmp}/floor.log")
+            wait_http(f"http://127.0.0.1:{floor_port}{get['path']}")
         print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
               f"{args.concurrency} connections, {args.seconds:.0f} s per path; {args.workers} process(es) "
               f"for the service and for the ceiling; event loop: {_loop_name()}; "
               f"{os.cpu_count()} CPUs: {_cpu_model()}")
         print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>8}")
         paired: dict[str, list[dict]] = {"read": [], "create": []}
+        floors: list[tuple[dict, dict]] = []          # (the floor, the read ceiling just before it)
 
         def run(s: dict, against_ceiling: bool = True) -> dict:
             settle()                # the ceiling shares the CPUs with the service: measured with it idle
             kind = _ceiling_for(s)
             if ceiling and against_ceiling:
                 paired[kind].append(_measure_ceiling(kind, port, get, post, args, tmp))
+                if s is get and floor:
+                    floors.append((measure(f"http://127.0.0.1:{floor_port}{get['path']}", "GET", None, {},
+                                           args.seconds, args.concurrency, tmp), paired[kind][-1]))
+                    settle()
             body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
             headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
             got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
@@ -405,6 +420,14 @@ def main() -> None:
                                   "p99_ms": max(r["p99_ms"] for r in runs), "errors": sum(r["errors"] for r in runs)}
                 _row(f"ceiling: {kind} (mean of {len(runs)}: {min(r['rps'] for r in runs):.0f} to "
                      f"{max(r['rps'] for r in runs):.0f})", ceilings[kind])
+        if floors:
+            got = {k: statistics.median(f[k] for f, _ in floors) for k in ("rps", "p50_ms", "p99_ms")}
+            got["errors"] = sum(f["errors"] for f, _ in floors)
+            ratios = [f["rps"] / c["rps"] for f, c in floors]
+            _row("floor: GET /api/payments/:id's own work", got, f"{statistics.median(ratios):.1%}",
+                 "of the read ceiling measured just before (bench/floor_server.py: what any implementation "
+                 "of the documented read must do)" + (f" [rounds: {', '.join(f'{r:.0%}' for r in ratios)}]"
+                                                        if len(ratios) > 1 else ""))
         for s in chosen:
             got = results[s["name"]]
             note = ""
@@ -438,9 +461,10 @@ def main() -> None:
         if service:
             service.terminate()
             service.wait(30)
-        if ceiling:
-            os.killpg(ceiling.pid, signal.SIGTERM)
-            ceiling.wait(10)
+        for helper in (ceiling, floor):
+            if helper:
+                os.killpg(helper.pid, signal.SIGTERM)
+                helper.wait(10)
         shutil.rmtree(tmp, ignore_errors=True)
     if args.check:
         if not ceilings:
