@@ -33,7 +33,7 @@ from typing import Any
 
 from tortoise.models import Model
 
-from models._lookup import _PLACEHOLDER, fetch, view
+from models._lookup import _PLACEHOLDER, fetch, views
 from models.core import ListCount
 
 _SQL: dict[tuple, tuple[str, tuple]] = {}
@@ -44,7 +44,7 @@ def _objects(model: type[Model], records: list, dialect: str) -> list:
     """A page's rows: read-only row views on PostgreSQL (lookup.view), model instances elsewhere."""
     if dialect != "postgres":
         return [model._init_from_db(**r) for r in records]
-    return [view(model, r) for r in records]
+    return views(model, records)
 
 
 def _build(model: type[Model], scope: tuple[str, ...], filters: tuple[tuple[str, str], ...], cursor: bool,

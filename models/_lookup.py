@@ -93,7 +93,7 @@ async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | N
     fields = meta.fields_map
     found = await fetch(db, sql, [fields[k].to_db_value(v, model) for k, v in equals.items()])
     if as_view:
-        return [view(model, row) for row in found]
+        return views(model, found)
     return [model._init_from_db(**row) for row in found]
 
 
@@ -180,13 +180,30 @@ def _layout(model: type[Model], keys: tuple[str, ...]) -> tuple:
             tuple((at[key], attr, convert, lazy) for key, attr, convert, lazy in complex_ if key in at))
 
 
-def view(model: type[Model], row: Any) -> RowView:
-    """`row` (the model's columns, or some of them, in any order; a driver record or a dict) as a
-    RowView."""
+def _layout_of(model: type[Model], row: Any) -> tuple:
     keys = tuple(row.keys())
     layout = _LAYOUTS.get((model, keys))
     if layout is None:
         layout = _LAYOUTS[(model, keys)] = _layout(model, keys)
+    return layout
+
+
+def view(model: type[Model], row: Any) -> RowView:
+    """`row` (the model's columns, or some of them, in any order; a driver record or a dict) as a
+    RowView."""
+    return _view(_layout_of(model, row), row)
+
+
+def views(model: type[Model], rows: Sequence[Any]) -> list[RowView]:
+    """The rows of one statement (the same columns in the same order) as RowViews: their layout
+    found once, not once a row."""
+    if not rows:
+        return []
+    layout = _layout_of(model, rows[0])
+    return [_view(layout, row) for row in rows]
+
+
+def _view(layout: tuple, row: Any) -> RowView:
     attrs, take, typed, complex_ = layout
     values = tuple(row) if row.__class__ is sqlite3.Row else tuple(row.values())
     out = RowView()

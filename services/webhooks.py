@@ -245,7 +245,7 @@ async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -
     found = await lookup.query(Event, template + ' ORDER BY "created_at" LIMIT {}', [*values, limit])
     if not found:
         return FanOut()
-    events = [lookup.view(Event, row) for row in found]
+    events = lookup.views(Event, found)
     endpoints = await WebhookEndpoint.filter(merchant_id__in={e.merchant_id for e in events}, status="active")
     by_tenant: dict[tuple[str, bool], list[WebhookEndpoint]] = defaultdict(list)
     for ep in endpoints:
