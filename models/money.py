@@ -89,9 +89,21 @@ class Dispute(Model):
         indexes = (("merchant_id", "livemode", "created_at"), ("payment_id",), ("status", "decide_at"))
 
 
+ROLLUP_SLOTS = 16
+
+
+def rollup_slot(row_id: str) -> int:
+    """The slot of a rollup row a payment or intent adds to (from its id, uniform): a day's figures
+    of one merchant are spread over ROLLUP_SLOTS rows, summed when read, so concurrent payments do
+    not queue on one row lock until each commit. The same slot as the row's list counter
+    (models.core.ListCount): two creates that share one share all their counter rows."""
+    return ord(row_id[-1]) % ROLLUP_SLOTS
+
+
 class PaymentRollup(Model):
     """Analytics per merchant, mode, merchant-local day, currency and provider ("" when no
-    provider was tried), added to in the same atomic write as the payment change."""
+    provider was tried), added to in the same atomic write as the payment change; each spread
+    over `slot` rows (rollup_slot), which a read sums."""
     id = fields.BigIntField(pk=True)
     merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_rollups", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
@@ -105,17 +117,19 @@ class PaymentRollup(Model):
     refunded = fields.BigIntField(default=0)        # refunded on this day
     tries = fields.IntField(default=0)              # authorizations at this provider (cascade steps)
     tries_approved = fields.IntField(default=0)
+    slot = fields.SmallIntField(default=0, db_default=0)
 
-    UPSERT_KEYS = ("merchant_id", "livemode", "currency", "day", "provider")
+    UPSERT_KEYS = ("merchant_id", "livemode", "currency", "day", "provider", "slot")
     UPSERT_ADD = ("payments", "approved", "volume", "captured", "refunded", "tries", "tries_approved")
 
     class Meta:
         table = "payment_rollups"
-        unique_together = (("merchant_id", "livemode", "currency", "day", "provider"),)
+        unique_together = (("merchant_id", "livemode", "currency", "day", "provider", "slot"),)
 
 
 class LatencyRollup(Model):
-    """How many authorizations at a provider took `bucket` ms (see services.analytics.bucket)."""
+    """How many authorizations at a provider took `bucket` ms (see services.analytics.bucket),
+    spread over `slot` rows as PaymentRollup."""
     id = fields.BigIntField(pk=True)
     merchant = fields.ForeignKeyField("core.Merchant", related_name="latency_rollups", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
@@ -124,10 +138,11 @@ class LatencyRollup(Model):
     provider = fields.CharField(max_length=40)
     bucket = fields.IntField()
     count = fields.IntField(default=0)
+    slot = fields.SmallIntField(default=0, db_default=0)
 
-    UPSERT_KEYS = ("merchant_id", "livemode", "currency", "day", "provider", "bucket")
+    UPSERT_KEYS = ("merchant_id", "livemode", "currency", "day", "provider", "bucket", "slot")
     UPSERT_ADD = ("count",)
 
     class Meta:
         table = "latency_rollups"
-        unique_together = (("merchant_id", "livemode", "currency", "day", "provider", "bucket"),)
+        unique_together = (("merchant_id", "livemode", "currency", "day", "provider", "bucket", "slot"),)

@@ -41,7 +41,10 @@ _ADDRESS_CAP = 100                      # the address velocity's highest tier
 # The three signals' reads in one statement (one round trip): the merchant's recent successful
 # amounts in the currency, the card's recent payments platform-wide (and how many failed), and
 # the payments from the client address at this merchant -- each over its own index. The address
-# count stops at 100, the highest tier, so a busy address costs a bounded read. SIGNALS_FROM and
+# count stops at 100, the highest tier, so a busy address costs a bounded read; its ORDER BY
+# (the count is the same in any order) keeps it on its index: without it PostgreSQL chose a
+# sequential scan from the table's start once the address had many recent payments, a read that
+# grew with the table (2.2 -> 0.5 ms for the whole statement at 6,000 payments). SIGNALS_FROM and
 # SIGNALS_COLUMNS let a caller read them inside a larger statement (the payment create reads its
 # customer, rules and market in the same one); `{}` are the placeholders of `signal_values`.
 SIGNALS_FROM = """(SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
@@ -52,7 +55,7 @@ SIGNALS_FROM = """(SELECT COUNT(*) AS n, SUM(amount) AS total FROM (
         AND created_at <= {{}} ORDER BY created_at DESC LIMIT 200) y) c,
      (SELECT COUNT(*) AS n FROM (
         SELECT 1 FROM "{table}" WHERE merchant_id = {{}} AND livemode = {{}} AND client_address = {{}}
-        AND created_at >= {{}} AND created_at <= {{}} LIMIT {cap}) z) a""".format(table=Payment._meta.db_table,
+        AND created_at >= {{}} AND created_at <= {{}} ORDER BY created_at DESC LIMIT {cap}) z) a""".format(table=Payment._meta.db_table,
                                                                                cap=_ADDRESS_CAP)
 SIGNALS_COLUMNS = ("h.n AS history_n, h.total AS history_total, c.n AS card_n, c.failed AS card_failed, "
                    "a.n AS address_n")
