@@ -489,7 +489,12 @@ class RootField:
         except GraphQLError as error:
             executor.collected_errors.add(error, None)
             data = None
-        return executor.build_response(data)
+        if executor.background_futures or executor.pending_incremental_futures:
+            return executor.build_response(data)
+        # What build_response does with no hook, no incremental work (no @defer or @stream
+        # here) and no work left in the background; and no cycle left (see Executor).
+        executor.async_helpers = None
+        return CoreExecutionResult(data, executor.collected_errors.errors or None)
 
 
 def compile_root_field(strawberry_schema, document: DocumentNode, operation_name: str | None) -> RootField | None:
