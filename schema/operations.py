@@ -23,7 +23,7 @@ from graphql.execution.get_variable_signature import get_variable_signature
 from graphql.execution.values import VariableValues, VariableValueSource, get_argument_values, get_variable_values
 from graphql.language.parser import MAX_NESTING_DEPTH
 from graphql.pyutils import Path, is_iterable
-from graphql.type import GraphQLInputObjectType, is_required_input_field
+from graphql.type import GraphQLInputObjectType, GraphQLResolveInfoHelpers, is_required_input_field
 from strawberry.types.arguments import convert_argument
 from graphql.utilities.coerce_input_value import coerce_default_value
 from strawberry.exceptions import MissingQueryError
@@ -31,6 +31,7 @@ from strawberry.execution import optimized_is_awaitable
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.schema.schema import (DEFAULT_ALLOWED_OPERATION_TYPES, StrawberryGraphQLCoreExecutionContext,
                                       validate_document)
+from strawberry.schema.schema import _OperationContextAwareGraphQLResolveInfo as _ResolveInfo
 from strawberry.types.execution import ExecutionResult, PreExecutionError
 from graphql import ExecutionResult as CoreExecutionResult
 from strawberry.types.graphql import OperationType
@@ -461,14 +462,16 @@ class RootField:
                                                   hide_suggestions=False)
             if isinstance(variable_values, list):
                 return CoreExecutionResult(None, errors=variable_values)
-        executor = executor_class(schema, {}, {}, root_value, context_value, self.operation, variable_values,
-                                  default_field_resolver, default_type_resolver, default_field_resolver, False,
-                                  None, optimized_is_awaitable, None, hide_suggestions=False, abort_signal=None,
-                                  hooks=None, operation_extensions=operation_extensions)
+        later = _Later(executor_class, schema, root_value, context_value, self.operation, variable_values,
+                       operation_extensions)
+        field_def, return_type, field_details = self.field_def, self.return_type, self.field_details
+        path = Path(None, self.response_name, self.root_type.name)
+        # Strawberry's build_resolve_info, with the executor's helpers made when first used
+        info = _ResolveInfo(self.field_nodes[0].name.value, self.field_nodes, return_type, self.root_type, path,
+                            schema, {}, root_value, self.operation, variable_values.coerced, context_value,
+                            optimized_is_awaitable, None, GraphQLResolveInfoHelpers(later.gather, later.track),
+                            operation_extensions)
         try:
-            field_def, return_type, field_details = self.field_def, self.return_type, self.field_details
-            path = Path(None, self.response_name, self.root_type.name)
-            info = executor.build_resolve_info(field_def, self.field_nodes, self.root_type, path)
             try:
                 args = get_argument_values(field_def, self.node, variable_values, None, False) \
                     if self.has_args else {}
@@ -479,22 +482,61 @@ class RootField:
                 try:
                     completed = _complete(self.shape, result, info)
                 except Exception:  # noqa: BLE001 - graphql-core's completion answers it
-                    completed = executor.complete_value(return_type, field_details, info, path, result, None)
+                    completed = later.get().complete_value(return_type, field_details, info, path, result, None)
                     if optimized_is_awaitable(completed):
                         completed = await completed
             except Exception as raw_error:  # noqa: BLE001 - located as graphql-core locates it
-                executor.handle_field_error(raw_error, return_type, field_details, path)
+                later.get().handle_field_error(raw_error, return_type, field_details, path)
                 completed = None
             data = {self.response_name: completed}
         except GraphQLError as error:
-            executor.collected_errors.add(error, None)
+            later.get().collected_errors.add(error, None)
             data = None
+        executor = later.executor
+        if executor is None:
+            return CoreExecutionResult(data, None)
         if executor.background_futures or executor.pending_incremental_futures:
             return executor.build_response(data)
         # What build_response does with no hook, no incremental work (no @defer or @stream
         # here) and no work left in the background; and no cycle left (see Executor).
         executor.async_helpers = None
         return CoreExecutionResult(data, executor.collected_errors.errors or None)
+
+
+class _Later:
+    """The graphql-core executor of one request, made as graphql-core makes it when first
+    needed: an error to locate, a value the compiled completion leaves to graphql-core, or a
+    resolver using its resolve info's async helpers (gather, track)."""
+
+    __slots__ = ("executor_class", "schema", "root_value", "context_value", "operation", "variable_values",
+                 "operation_extensions", "executor")
+
+    def __init__(self, executor_class, schema, root_value, context_value, operation, variable_values,
+                 operation_extensions):
+        self.executor_class = executor_class
+        self.schema = schema
+        self.root_value = root_value
+        self.context_value = context_value
+        self.operation = operation
+        self.variable_values = variable_values
+        self.operation_extensions = operation_extensions
+        self.executor = None
+
+    def get(self):
+        executor = self.executor
+        if executor is None:
+            executor = self.executor = self.executor_class(
+                self.schema, {}, {}, self.root_value, self.context_value, self.operation, self.variable_values,
+                default_field_resolver, default_type_resolver, default_field_resolver, False, None,
+                optimized_is_awaitable, None, hide_suggestions=False, abort_signal=None, hooks=None,
+                operation_extensions=self.operation_extensions)
+        return executor
+
+    def gather(self, values):
+        return self.get().gather_async_work(values)
+
+    def track(self, values) -> None:
+        return self.get().track_async_work(values)
 
 
 def compile_root_field(strawberry_schema, document: DocumentNode, operation_name: str | None) -> RootField | None:
