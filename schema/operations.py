@@ -7,7 +7,12 @@ the text up in the parser cache and the document up in the validation cache (whi
 whole document), then runs graphql-core. `execute` below takes the same steps in the same
 order with the same outcomes: parse (at most MAX_TOKENS tokens) -> the operation and its type,
 refused as Strawberry refuses them -> schema.request_guard (cost, ids, NUL: per request, it
-reads the variables) -> validation (the schema's rules, once per text) -> graphql-core."""
+reads the variables) -> validation (the schema's rules, once per text) -> graphql-core.
+
+An operation of one root field whose selection is made of plain fields (RootField, compiled
+once per text) runs without graphql-core's per-request executor; everything else, and anything
+out of the ordinary in a compiled one (an error, a null where none may be, a value of the wrong
+type), is graphql-core's own work. tests/test_graphql_operations.py compares the two."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -16,6 +21,7 @@ from typing import Any
 
 from graphql import (DocumentNode, FieldNode, GraphQLEnumType, GraphQLError, GraphQLList, GraphQLNonNull,
                      GraphQLObjectType, GraphQLScalarType, OperationDefinitionNode, Undefined, parse)
+from graphql import ExecutionResult as CoreExecutionResult
 from graphql.execution import execute as graphql_execute
 from graphql.execution.collect_fields import collect_fields
 from graphql.execution.executor import default_field_resolver, default_type_resolver
@@ -24,7 +30,6 @@ from graphql.execution.values import VariableValues, VariableValueSource, get_ar
 from graphql.language.parser import MAX_NESTING_DEPTH
 from graphql.pyutils import Path, is_iterable
 from graphql.type import GraphQLInputObjectType, GraphQLResolveInfoHelpers, is_required_input_field
-from strawberry.types.arguments import convert_argument
 from graphql.utilities.coerce_input_value import coerce_default_value
 from strawberry.exceptions import MissingQueryError
 from strawberry.execution import optimized_is_awaitable
@@ -32,8 +37,8 @@ from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOpe
 from strawberry.schema.schema import (DEFAULT_ALLOWED_OPERATION_TYPES, StrawberryGraphQLCoreExecutionContext,
                                       validate_document)
 from strawberry.schema.schema import _OperationContextAwareGraphQLResolveInfo as _ResolveInfo
+from strawberry.types.arguments import convert_argument
 from strawberry.types.execution import ExecutionResult, PreExecutionError
-from graphql import ExecutionResult as CoreExecutionResult
 from strawberry.types.graphql import OperationType
 from strawberry.utils.operation import get_first_operation, get_operation_type
 
@@ -122,7 +127,6 @@ class Executor(StrawberryGraphQLCoreExecutionContext):
         finally:
             if not self.background_futures and not self.pending_incremental_futures:
                 self.async_helpers = None
-
 
 
 # ---------------------------------------------------------------- variables, coerced as graphql-core does
