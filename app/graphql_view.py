@@ -149,9 +149,9 @@ class QafilaGraphQLView(GraphQLView):
         try:
             if request.method != "POST":
                 return await self.run(request=request)
-            request_data = _post_data(request.headers.get("Content-Type"), await request.read(),
-                                      self._stream_transport_map and self._get_stream_transport_from_headers(
-                                          request.headers))
+            _check_media(request.headers.get("Content-Type"))
+            request_data = _post_data(await request.read(), self._stream_transport_map
+                                      and self._get_stream_transport_from_headers(request.headers))
             if request_data.protocol != "http":
                 return await self.run(request=request)
             try:
@@ -186,7 +186,8 @@ class QafilaGraphQLView(GraphQLView):
         if request_adapter.method != "POST":
             return await super().parse_http_body(request_adapter)
         headers = request_adapter.headers
-        return _post_data(headers.get("Content-Type"), await request_adapter.get_body(),
+        _check_media(headers.get("Content-Type"))
+        return _post_data(await request_adapter.get_body(),
                           self._stream_transport_map and self._get_stream_transport_from_headers(headers))
 
     async def get_context(self, request: web.Request, response) -> Context:
@@ -218,15 +219,19 @@ _HTTP_CODES = {400: "invalid_request", 404: "resource_not_found", 405: "method_n
                415: "unsupported_media_type"}
 
 
-def _post_data(content_type: str | None, raw: bytes, transport) -> GraphQLRequestData:
-    """A POST body: Content-Type application/json (or none), a JSON object, `query` a
-    non-empty string, `variables`/`extensions` objects, `operationName` a string; each
-    refusal a DomainError naming the problem. `transport`: the streaming transport the
-    request's Accept header asks for, if any."""
+def _check_media(content_type: str | None) -> None:
+    """A POST's Content-Type: application/json (or none), checked before the body is read."""
     media = content_type.split(";", 1)[0].strip().lower() if content_type else "application/json"
     if media != "application/json" and not media.endswith("+json"):
         raise DomainError(f"Content-Type {media or '(empty)'} is not supported: send application/json",
                           code="unsupported_media_type", status=415, param="Content-Type")
+
+
+def _post_data(raw: bytes, transport) -> GraphQLRequestData:
+    """A POST body (its Content-Type checked by _check_media): a JSON object, `query` a
+    non-empty string, `variables`/`extensions` objects, `operationName` a string; each
+    refusal a DomainError naming the problem. `transport`: the streaming transport the
+    request's Accept header asks for, if any."""
     try:
         data = orjson.loads(raw) if raw.strip() else {}
     except orjson.JSONDecodeError:

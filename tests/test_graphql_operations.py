@@ -385,3 +385,14 @@ async def test_compiled_completion_falls_back_to_graphql_core(kind, field):
     assert _compiled(ours, query) is not None
     assert (got.data, [e.formatted for e in got.errors or []]) == \
         (want.data, [e.formatted for e in want.errors or []])
+
+
+async def test_a_post_of_another_media_type_is_refused_before_its_body_is_read(client, merchant):
+    """415 for the Content-Type, not 413 for a body it would never parse."""
+    from tests.helpers import bearer
+
+    resp = await client.post("/graphql", data=b"x" * (1024 * 1024 + 10),
+                             headers={**bearer(merchant.sk), "Content-Type": "text/plain"})
+    body = await resp.json()
+    assert resp.status == 415, body
+    assert body["errors"][0]["extensions"]["code"] == "unsupported_media_type"
