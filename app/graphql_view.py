@@ -114,22 +114,22 @@ class QafilaGraphQLView(GraphQLView):
                     "message": rule.message,
                     "extensions": {"code": "rate_limit_exceeded", "status": 429, "request_id": rid}}]},
                     status=429, headers=state.headers())
-        request["qafila_context"] = Context(request=request, request_id=rid,
-                                            client_address=client_address(request),
-                                            _principal=principal, _auth_error=auth_error, kind=self.kind)
+        ctx = request["qafila_context"] = Context(request=request, request_id=rid,
+                                                  client_address=client_address(request),
+                                                  _principal=principal, _auth_error=auth_error, kind=self.kind)
         try:
-            response = await self._run(request)
+            response = await self._run(request, ctx)
         finally:
             # The context refers to the request: without this the pair would wait for the
             # cycle collector (with everything the request holds) instead of being freed now.
             del request["qafila_context"]
-        if "qafila_status" in request:          # a refused document (see process_result): 400
-            response.set_status(request["qafila_status"])
+        if ctx.answer_status is not None:       # a refused document (see process_result): 400
+            response.set_status(ctx.answer_status)
         if state is not None:
             response.headers.update(state.headers())
-        if "qafila_retry_after" in request:      # a resolver met an outage: see process_result
+        if ctx.retry_after is not None:          # a resolver met an outage: see process_result
             response.set_status(503)
-            response.headers["Retry-After"] = str(request["qafila_retry_after"])
+            response.headers["Retry-After"] = str(ctx.retry_after)
         return response
 
     async def render_graphql_ide(self, request: web.Request) -> web.Response:
@@ -137,15 +137,39 @@ class QafilaGraphQLView(GraphQLView):
         not from a CDN: it works with no internet access."""
         return web.Response(text=_graphiql_page(), content_type="text/html", charset="utf-8")
 
-    async def _run(self, request: web.Request) -> web.StreamResponse:
-        """Strawberry's run (POST: `_run_post`, the same steps), with every refusal of the HTTP
-        request itself (not JSON, not an object, no query, wrong content type or method)
-        answered as a JSON GraphQL error with extensions {code, status, param, request_id}
-        instead of Strawberry's plain text."""
+    async def _run(self, request: web.Request, ctx: Context) -> web.StreamResponse:
+        """Strawberry's run, with every refusal of the HTTP request itself (not JSON, not an
+        object, no query, wrong content type or method) answered as a JSON GraphQL error with
+        extensions {code, status, param, request_id} instead of Strawberry's plain text.
+
+        A POST takes the steps Strawberry's run takes for one, in this coroutine and without
+        those that cannot apply to a POST on this view (a websocket handshake, GraphiQL, a
+        batch, a root value): parse the body, execute, process_result, one JSON response. GET
+        and a streaming transport (none is configured) take Strawberry's run."""
         try:
-            if request.method == "POST":
-                return await self._run_post(request)
-            return await self.run(request=request)
+            if request.method != "POST":
+                return await self.run(request=request)
+            _check_media(request.headers.get("Content-Type"))
+            request_data = _post_data(await request.read(), self._stream_transport_map
+                                      and self._get_stream_transport_from_headers(request.headers))
+            if request_data.protocol != "http":
+                return await self.run(request=request)
+            try:
+                result = await self.schema.execute(
+                    request_data.query, variable_values=request_data.variables, context_value=ctx,
+                    operation_name=request_data.operation_name, allowed_operation_types=_POST_OPERATIONS,
+                    operation_extensions=request_data.extensions)
+            except CannotGetOperationTypeError as e:
+                raise HTTPException(400, e.as_http_error_reason()) from e
+            except InvalidOperationTypeError as e:
+                raise HTTPException(400, e.as_http_error_reason("POST")) from e
+            except MissingQueryError as e:
+                raise HTTPException(400, "No GraphQL query found in the request") from e
+            response_data = await self.process_result(request=request, result=result)
+            if result.errors:
+                self._handle_errors(result.errors, response_data)
+            return web.Response(body=self.encode_json(response_data), content_type="application/json",
+                                charset="utf-8")
         except DomainError as err:
             return _request_error(request, err)
         except HTTPException as exc:
@@ -153,64 +177,18 @@ class QafilaGraphQLView(GraphQLView):
             code = "invalid_json" if "JSON" in (exc.reason or "") else _HTTP_CODES.get(status, "invalid_request")
             return _request_error(request, DomainError(exc.reason or "Invalid request", code=code, status=status))
 
-    async def _run_post(self, request: web.Request) -> web.StreamResponse:
-        """What Strawberry's run does for a POST, without the steps that cannot apply to one on
-        this view (a websocket handshake, GraphiQL, a batch, a root value): parse the body,
-        execute, process_result, one JSON response. A streaming transport (none is configured)
-        would take Strawberry's run."""
-        request_data = await self.parse_http_body(self.request_adapter_class(request))
-        if request_data.protocol != "http":
-            return await self.run(request=request)
-        try:
-            result = await self.schema.execute(
-                request_data.query, variable_values=request_data.variables, context_value=request["qafila_context"],
-                operation_name=request_data.operation_name, allowed_operation_types=_POST_OPERATIONS,
-                operation_extensions=request_data.extensions)
-        except CannotGetOperationTypeError as e:
-            raise HTTPException(400, e.as_http_error_reason()) from e
-        except InvalidOperationTypeError as e:
-            raise HTTPException(400, e.as_http_error_reason("POST")) from e
-        except MissingQueryError as e:
-            raise HTTPException(400, "No GraphQL query found in the request") from e
-        response_data = await self.process_result(request=request, result=result)
-        if result.errors:
-            self._handle_errors(result.errors, response_data)
-        return web.Response(body=self.encode_json(response_data), content_type="application/json", charset="utf-8")
-
     def is_websocket_request(self, request: web.Request) -> bool:
         # Only a GET can be a handshake; Strawberry builds a WebSocketResponse to find out.
         return request.method == "GET" and super().is_websocket_request(request)
 
     async def parse_http_body(self, request_adapter):
-        """A POST body: Content-Type application/json (or none), a JSON object, `query` a
-        non-empty string, `variables`/`extensions` objects, `operationName` a string; each
-        refusal a DomainError naming the problem. GET requests are Strawberry's."""
+        """A POST body as `_post_data` reads it; GET requests are Strawberry's."""
         if request_adapter.method != "POST":
             return await super().parse_http_body(request_adapter)
-        content_type = request_adapter.headers.get("Content-Type")
-        media = content_type.split(";", 1)[0].strip().lower() if content_type else "application/json"
-        if media != "application/json" and not media.endswith("+json"):
-            raise DomainError(f"Content-Type {media or '(empty)'} is not supported: send application/json",
-                              code="unsupported_media_type", status=415, param="Content-Type")
-        raw = await request_adapter.get_body()
-        try:
-            data = orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError:
-            raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
-        if not isinstance(data, dict):
-            raise ValidationError("Request body must be a JSON object", code="invalid_json")
-        query = data.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query is required: the GraphQL document as a string", param="query")
-        for name, kind, types in (("variables", "an object", dict), ("extensions", "an object", dict),
-                                  ("operationName", "a string", str)):
-            if not isinstance(data.get(name), (types, type(None))):
-                raise ValidationError(f"{name} must be {kind} or null", param=name)
-        transport = self._get_stream_transport_from_headers(request_adapter.headers) \
-            if self._stream_transport_map else None
-        return GraphQLRequestData(query=query, variables=data.get("variables"),
-                                  operation_name=data.get("operationName"), extensions=data.get("extensions"),
-                                  protocol=transport.protocol if transport else "http")
+        headers = request_adapter.headers
+        _check_media(headers.get("Content-Type"))
+        return _post_data(await request_adapter.get_body(),
+                          self._stream_transport_map and self._get_stream_transport_from_headers(headers))
 
     async def get_context(self, request: web.Request, response) -> Context:
         return request["qafila_context"]
@@ -219,12 +197,13 @@ class QafilaGraphQLView(GraphQLView):
         data = {"data": result.data}
         if result.errors:
             rid = request_id(request)
+            ctx = request["qafila_context"]
             data["errors"] = [format_error(e, rid) for e in result.errors]
             if result.data is None and all(e.path is None for e in result.errors):
-                request["qafila_status"] = 400      # refused before execution (syntax, validation, cost)
+                ctx.answer_status = 400            # refused before execution (syntax, validation, cost)
             outages = [e.original_error for e in result.errors if faults.is_outage(e.original_error)]
             if outages:
-                request["qafila_retry_after"] = max(faults.retry_after(e) for e in outages)
+                ctx.retry_after = max(faults.retry_after(e) for e in outages)
         if result.extensions:
             data["extensions"] = result.extensions
         return data
@@ -238,6 +217,37 @@ class QafilaGraphQLView(GraphQLView):
 _POST_OPERATIONS = OperationType.from_http("POST")
 _HTTP_CODES = {400: "invalid_request", 404: "resource_not_found", 405: "method_not_allowed",
                415: "unsupported_media_type"}
+
+
+def _check_media(content_type: str | None) -> None:
+    """A POST's Content-Type: application/json (or none), checked before the body is read."""
+    media = content_type.split(";", 1)[0].strip().lower() if content_type else "application/json"
+    if media != "application/json" and not media.endswith("+json"):
+        raise DomainError(f"Content-Type {media or '(empty)'} is not supported: send application/json",
+                          code="unsupported_media_type", status=415, param="Content-Type")
+
+
+def _post_data(raw: bytes, transport) -> GraphQLRequestData:
+    """A POST body (its Content-Type checked by _check_media): a JSON object, `query` a
+    non-empty string, `variables`/`extensions` objects, `operationName` a string; each
+    refusal a DomainError naming the problem. `transport`: the streaming transport the
+    request's Accept header asks for, if any."""
+    try:
+        data = orjson.loads(raw) if raw.strip() else {}
+    except orjson.JSONDecodeError:
+        raise ValidationError("Request body is not valid JSON", code="invalid_json") from None
+    if not isinstance(data, dict):
+        raise ValidationError("Request body must be a JSON object", code="invalid_json")
+    query = data.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError("query is required: the GraphQL document as a string", param="query")
+    for name, kind, types in (("variables", "an object", dict), ("extensions", "an object", dict),
+                              ("operationName", "a string", str)):
+        if not isinstance(data.get(name), (types, type(None))):
+            raise ValidationError(f"{name} must be {kind} or null", param=name)
+    return GraphQLRequestData(query=query, variables=data.get("variables"),
+                              operation_name=data.get("operationName"), extensions=data.get("extensions"),
+                              protocol=transport.protocol if transport else "http")
 
 
 def _request_error(request: web.Request, err: DomainError) -> web.Response:

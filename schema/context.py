@@ -20,6 +20,10 @@ class Context:
     loaders: dict[str, DataLoader] = field(default_factory=dict)
     kind: str = "main"                 # main | crm: which application serves this request
     extra: dict[str, Any] = field(default_factory=dict)
+    # Set by the view while it answers: the HTTP status of a refused document (400) and the
+    # Retry-After of a resolver's outage (503).
+    answer_status: int | None = None
+    retry_after: int | None = None
 
     @property
     def principal(self) -> Principal:

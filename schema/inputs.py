@@ -8,22 +8,34 @@ from typing import Any
 from strawberry.types.unset import UNSET
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}      # an input class -> its dataclass field names
+_ENUM, _LIST, _PLAIN = object(), object(), object()
+_KINDS: dict[type, Any] = {}        # a value's type -> _ENUM, _LIST, _PLAIN or its dataclass field names
+
+
+def _kind(obj: Any) -> Any:
+    """What to_data does with values of type(obj) (it depends only on the type)."""
+    if isinstance(obj, enum.Enum):
+        return _ENUM
+    if isinstance(obj, list):
+        return _LIST
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return _PLAIN
+    return tuple(f.name for f in dataclasses.fields(obj))
 
 
 def to_data(obj: Any) -> Any:
     """Input object -> dict of snake_case fields, leaving out what was not given."""
-    if isinstance(obj, enum.Enum):
+    kind = _KINDS.get(type(obj))
+    if kind is None:
+        kind = _KINDS[type(obj)] = _kind(obj)
+    if kind is _PLAIN:
+        return obj
+    if kind is _ENUM:
         return obj.value
-    if isinstance(obj, list):
+    if kind is _LIST:
         return [to_data(x) for x in obj]
-    names = _FIELD_NAMES.get(type(obj))
-    if names is None:
-        if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
-            return obj
-        names = _FIELD_NAMES[type(obj)] = tuple(f.name for f in dataclasses.fields(obj))
     out = {}
-    for name in names:
+    for name in kind:
         v = getattr(obj, name)
         if v is UNSET or v is None:
             continue

@@ -157,8 +157,9 @@ class _Walk:
                 self.strings(item, f"{param}[{i}]")
 
     def value(self, type_, value: Any, param: str) -> None:
-        """A variable's value at a location of `type_` (NUL in variables is checked up front)."""
-        if value is None:
+        """A variable's value at a location of `type_` (NUL in variables is checked up front).
+        Only ID values are checked here, so a type that holds no ID is not walked."""
+        if value is None or not _holds_ids(type_):
             return
         if isinstance(type_, GraphQLNonNull):
             type_ = type_.of_type
@@ -177,6 +178,27 @@ class _Walk:
         elif isinstance(type_, GraphQLScalarType) and type_.name == "ID":
             if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
                 check_id(str(value), param)
+
+
+def _holds_ids(type_) -> bool:
+    """Whether a value of input type `type_` can hold an ID anywhere (kept on the named type)."""
+    named = get_named_type(type_)
+    got = getattr(named, "_qafila_holds_ids", None)
+    if got is None:
+        got = _named_holds_ids(named, set())
+        named._qafila_holds_ids = got
+    return got
+
+
+def _named_holds_ids(named, seen: set) -> bool:
+    if isinstance(named, GraphQLScalarType):
+        return named.name == "ID"
+    if isinstance(named, GraphQLInputObjectType):
+        if named.name in seen:
+            return False                    # its fields are being looked at already
+        seen.add(named.name)
+        return any(_named_holds_ids(get_named_type(f.type), seen) for f in named.fields.values())
+    return False
 
 
 class _Recorder(_Walk):
