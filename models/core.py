@@ -4,7 +4,7 @@ from __future__ import annotations
 from tortoise import fields
 from tortoise.models import Model
 
-from models._rows import new
+from models._rows import COUNTER_SLOTS, counter_slot, new
 
 
 class Merchant(Model):
@@ -39,10 +39,10 @@ class ApiKey(Model):
 class ListCount(Model):
     """How many rows one tenant's list holds (`kind`: "intents", "payments"), added to in the same
     atomic write as the rows (`lookup.insert_all` writes a model with UPSERT_KEYS as an upsert), so a
-    list's total is read, not counted. One list's count is spread over SLOTS rows (the slot comes
-    from the new row's id): concurrent creates of one merchant would otherwise queue on one row
-    lock until each commit. The total is the sum of the list's rows."""
-    SLOTS = 16
+    list's total is read, not counted. One list's count is spread over SLOTS rows
+    (models._rows.counter_slot): concurrent creates of one merchant would otherwise queue on one
+    row lock until each commit. The total is the sum of the list's rows."""
+    SLOTS = COUNTER_SLOTS
 
     id = fields.BigIntField(pk=True)
     merchant = fields.ForeignKeyField("core.Merchant", related_name="list_counts", on_delete=fields.CASCADE)
@@ -62,4 +62,4 @@ class ListCount(Model):
     def added(cls, kind: str, row) -> "ListCount":
         """The counter row adding one `row` (a new intent or payment) to its tenant's `kind` list."""
         return new(cls, merchant_id=row.merchant_id, livemode=row.livemode, kind=kind,
-                   slot=ord(row.id[-1]) % cls.SLOTS, n=1)
+                   slot=counter_slot(row.id), n=1)

@@ -89,21 +89,10 @@ class Dispute(Model):
         indexes = (("merchant_id", "livemode", "created_at"), ("payment_id",), ("status", "decide_at"))
 
 
-ROLLUP_SLOTS = 16
-
-
-def rollup_slot(row_id: str) -> int:
-    """The slot of a rollup row a payment or intent adds to (from its id, uniform): a day's figures
-    of one merchant are spread over ROLLUP_SLOTS rows, summed when read, so concurrent payments do
-    not queue on one row lock until each commit. The same slot as the row's list counter
-    (models.core.ListCount): two creates that share one share all their counter rows."""
-    return ord(row_id[-1]) % ROLLUP_SLOTS
-
-
 class PaymentRollup(Model):
     """Analytics per merchant, mode, merchant-local day, currency and provider ("" when no
     provider was tried), added to in the same atomic write as the payment change; each spread
-    over `slot` rows (rollup_slot), which a read sums."""
+    over `slot` rows (models._rows.counter_slot), which a read sums."""
     id = fields.BigIntField(pk=True)
     merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_rollups", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()

@@ -3,7 +3,7 @@ from tortoise.migrations import operations as ops
 from tortoise.migrations.constraints import UniqueConstraint
 from tortoise import fields
 
-# The daily rollups spread over slot rows (models.money.rollup_slot), summed when read: every
+# The daily rollups spread over slot rows (models._rows.counter_slot), summed when read: every
 # payment of a merchant added to the same row, so concurrent creates queued on its row lock
 # until each commit. The rows already there keep their figures as slot 0.
 

@@ -1,8 +1,9 @@
 """Analytics from daily rollups (models.money.PaymentRollup / LatencyRollup), per merchant,
 mode, merchant-local day, currency and provider, added to in the same atomic write as the
-payment change (services.payments). Each is spread over at most ROLLUP_SLOTS rows (the slot
-from the payment's id: concurrent payments do not queue on one row), which every read sums: a
-read sums at most (days x providers x slots) rows, whatever the number of payments.
+payment change (services.payments). Each is spread over at most COUNTER_SLOTS rows (the slot
+from the payment's id, models._rows.counter_slot: concurrent payments do not queue on one row),
+which every read sums: a read sums at most (days x providers x slots) rows, whatever the number
+of payments.
 
 Definitions (also in the GraphQL descriptions and the README):
 - `transactions`: payment attempts -- every payment created, succeeded, declined or failed.
@@ -21,8 +22,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from models import _lookup as lookup
-from models._rows import new
-from models.money import LatencyRollup, PaymentRollup, rollup_slot
+from models._rows import counter_slot, new
+from models.money import LatencyRollup, PaymentRollup
 from services.money import markets
 from services.billing import test_clock
 from services.errors import ValidationError
@@ -52,7 +53,7 @@ def bucket(ms: int) -> int:
 def _rollup(p, day: date, provider: str | None, **counts: int) -> PaymentRollup:
     base = {c: 0 for c in PaymentRollup.UPSERT_ADD}
     return new(PaymentRollup, merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
-               provider=provider or "", slot=rollup_slot(p.id), **{**base, **counts})
+               provider=provider or "", slot=counter_slot(p.id), **{**base, **counts})
 
 
 def payment_rows(p, attempts, market: str) -> list:
@@ -66,7 +67,7 @@ def payment_rows(p, attempts, market: str) -> list:
     for a in attempts:
         rows.append(_rollup(p, day, a.provider, tries=1, tries_approved=int(a.outcome == "approved")))
         rows.append(new(LatencyRollup, merchant_id=p.merchant_id, livemode=p.livemode, day=day, currency=p.currency,
-                        provider=a.provider, bucket=bucket(a.latency_ms), count=1, slot=rollup_slot(p.id)))
+                        provider=a.provider, bucket=bucket(a.latency_ms), count=1, slot=counter_slot(p.id)))
     return rows
 
 
@@ -81,7 +82,7 @@ def intent_rows(intent, market: str, when: datetime, *, approved: bool, attempts
         rows.append(_rollup(intent, day, a.provider, tries=1, tries_approved=int(a.result.outcome == "approved")))
         rows.append(new(LatencyRollup, merchant_id=intent.merchant_id, livemode=intent.livemode, day=day,
                         currency=intent.currency, provider=a.provider,
-                        bucket=bucket(a.result.latency_ms), count=1, slot=rollup_slot(intent.id)))
+                        bucket=bucket(a.result.latency_ms), count=1, slot=counter_slot(intent.id)))
     return rows
 
 
