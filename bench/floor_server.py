@@ -1,6 +1,7 @@
-"""The floor of `GET /api/payments/:id`: the read ceiling (bench/ceiling_server.py) plus only what
+"""The floors of three documented answers: the ceiling (bench/ceiling_server.py) plus only what
 the documented answer itself obliges any implementation to do, with none of Qafila's framework
-(no middleware, no route table, no ORM, no row view, no service layer):
+(no middleware, no route table, no ORM, no row view, no service layer). For
+`GET /api/payments/:id`:
 
 - an `X-Request-Id` made for the request (rest_compat.routing.new_request_id);
 - the rate-limit verdict and its `X-RateLimit-Limit` / `X-RateLimit-Remaining` headers from the
@@ -11,15 +12,30 @@ the documented answer itself obliges any implementation to do, with none of Qafi
   on the row's values with its JSON columns decoded) and its receipt;
 - one access line (app.logs.TextFormatter.access_text, queued on the batched handler).
 
+`GET /v1/payments?limit=20` (a page of the documented list): the same request id, gate and
+headers; the page read with the list's total from its counter rows, in one statement as the
+ceiling's read; each intent as the documented object (services.payments.intents.intent_object,
+the service's own shaper) in the documented envelope; an access line.
+
+`POST /v1/payments/intent`: the body parsed and each field the benchmark sends checked as the
+documented create checks it (the service's own checks: currency, amount, method, metadata, no
+unknown field), the fee and settlement date (the service's own functions; the merchant's market
+read once, as the service keeps it), then the documented writes in one statement -- the intent,
+its list counter, its `payment.created` event (marked fanned out, as the ceiling's event: the
+floor does no webhook fan-out, which the service does in the same process) -- and the documented
+object, 201.
+
     DATABASE_URL=postgres://... REDIS_URL=redis://... python bench/floor_server.py PORT PROCESSES PAYMENT_ID
 
-bench/run.py measures it beside the ceiling: the floor's ratio to the ceiling is the most any
-implementation of the documented read can reach on this stack, whatever its framework costs."""
+bench/run.py measures each floor beside its ceiling: a floor's ratio to the ceiling is the most
+any implementation of the documented answer can reach on this stack, whatever its framework
+costs (the create's floor, which leaves out the fan-out, a little more)."""
 import gc
 import logging
 import os
 import sys
 import time
+from datetime import datetime, timezone
 from types import SimpleNamespace
 
 import asyncpg
@@ -33,6 +49,13 @@ from app import logs  # noqa: E402
 from app.backend import _PooledConnection  # noqa: E402  (the service's pooled connection)
 from rest_compat.merchant_payments import payment_shape  # noqa: E402
 from rest_compat.routing import new_request_id  # noqa: E402
+from services.errors import ValidationError  # noqa: E402
+from services.ids import new_id  # noqa: E402
+from services.money import settlement  # noqa: E402
+from services.money.markets import market  # noqa: E402
+from services.payments import intents, pricing  # noqa: E402
+from services.payments.intents import intent_object  # noqa: E402
+from models._rows import counter_slot  # noqa: E402
 from services.infra import runtime as runtime_module  # noqa: E402
 from services.infra.kv import _GET_INCR_MARK_SCRIPT  # noqa: E402
 
@@ -55,6 +78,11 @@ async def start(app: web.Application) -> None:
     gc.freeze()         # as `qafila serve` does once started
 
 
+    country = await app["pool"].fetchval("SELECT country FROM merchants WHERE id = $1", merchant)
+    app["merchant"], app["livemode"] = merchant, livemode
+    app["market"] = market(country)
+
+
 async def stop(app: web.Application) -> None:
     await app["pool"].close()
     await app["redis"].aclose()
@@ -62,14 +90,8 @@ async def stop(app: web.Application) -> None:
 
 async def read(request: web.Request) -> web.Response:
     started = time.perf_counter()
-    rid = new_request_id()
     app = request.app
-    now = time.time()
-    entry, count, _ = await app["gate"](keys=["floor:entry", f"floor:count:{int(now // WINDOW)}", "floor:mark"],
-                                        args=[65000, 120000])
-    _, merchant, _, mode = entry.split("|")
-    headers = {"X-RateLimit-Limit": str(LIMIT), "X-RateLimit-Remaining": str(max(0, LIMIT - int(count))),
-               "X-Request-Id": rid}
+    merchant, mode, headers = await _gate(request)
     row = await app["pool"].fetchrow(READ, request.match_info["id"], merchant, mode == "live")
     values = dict(row)
     for column in ("routing_decision", "metadata", "risk_signals"):
@@ -78,15 +100,115 @@ async def read(request: web.Request) -> web.Response:
     receipt = {"channel": values["__r_channel"], "sent_to": values["__r_sent_to"], "status": values["__r_status"]}
     body = {**payment_shape(SimpleNamespace(**values)), "receipt": receipt if receipt["channel"] else None}
     response = web.Response(body=orjson.dumps(body), headers=headers, content_type="application/json")
-    logs.access_line(request, 200, started, rid)
+    logs.access_line(request, 200, started, headers["X-Request-Id"])
     return response
 
 
+LIST = ('SELECT i.*, (SELECT COALESCE(sum(n), 0)::bigint FROM list_counts WHERE merchant_id = $1 AND livemode = $2 '
+        "AND kind = 'intents') AS __total FROM payment_intents i WHERE i.merchant_id = $1 AND i.livemode = $2 "
+        'ORDER BY i.created_at DESC, i.id DESC LIMIT $3')
+INTENT_JSON = ("metadata", "crypto", "cod_address", "split", "next_action")
+
+
+async def _gate(request: web.Request) -> tuple[str, str, dict]:
+    rid = new_request_id()
+    now = time.time()
+    entry, count, _ = await request.app["gate"](keys=["floor:entry", f"floor:count:{int(now // WINDOW)}", "floor:mark"],
+                                                args=[65000, 120000])
+    _, merchant, _, mode = entry.split("|")
+    return merchant, mode, {"X-RateLimit-Limit": str(LIMIT), "X-RateLimit-Remaining": str(max(0, LIMIT - int(count))),
+                            "X-Request-Id": rid}
+
+
+async def intent_list(request: web.Request) -> web.Response:
+    started = time.perf_counter()
+    merchant, mode, headers = await _gate(request)
+    limit = int(request.query.get("limit", "10"))
+    if not 1 <= limit <= 100:
+        raise web.HTTPBadRequest()
+    rows = await request.app["pool"].fetch(LIST, merchant, mode == "live", limit + 1)
+    data = []
+    for row in rows[:limit]:
+        values = dict(row)
+        for column in INTENT_JSON:
+            if values[column] is not None:
+                values[column] = orjson.loads(values[column])
+        data.append(intent_object(SimpleNamespace(**values)))
+    has_more = len(rows) > limit
+    body = {"object": "list", "data": data, "has_more": has_more,
+            "next_cursor": data[-1]["id"] if has_more else None, "total_count": rows[0]["__total"] if rows else 0}
+    response = web.Response(body=orjson.dumps(body), headers=headers, content_type="application/json")
+    logs.access_line(request, 200, started, headers["X-Request-Id"])
+    return response
+
+
+INTENT_COLUMNS = ("id", "merchant_id", "livemode", "status", "amount", "currency", "amount_received", "payment_method",
+                  "metadata", "locale", "fee_amount", "fee_rate", "fee_processing", "fee_conversion", "fee_network",
+                  "net_amount", "settlement_date", "created_at", "expires_at", "version")
+CREATE = (
+    f"WITH w0 AS (INSERT INTO payment_intents ({', '.join(INTENT_COLUMNS)}) "
+    f"VALUES ({', '.join(f'${i}' for i in range(1, len(INTENT_COLUMNS) + 1))})), "
+    f"w1 AS (INSERT INTO list_counts (merchant_id, livemode, kind, slot, n) VALUES ($2, $3, 'intents', $21, 1) "
+    f"ON CONFLICT (merchant_id, livemode, kind, slot) DO UPDATE SET n = list_counts.n + EXCLUDED.n), "
+    f"w2 AS (INSERT INTO events (id, merchant_id, livemode, type, object_id, data, created_at, fanned_out) "
+    f"VALUES ($22, $2, $3, 'payment.created', $1, $23, $18, TRUE)) SELECT 1")
+KNOWN = {"amount", "currency", "payment_method", "metadata"}
+
+
+async def intent_create(request: web.Request) -> web.Response:
+    started = time.perf_counter()
+    raw = await request.read()
+    merchant, mode, headers = await _gate(request)
+    app = request.app
+    data = orjson.loads(raw)
+    unknown = set(data) - KNOWN
+    if unknown:                       # the benchmark sends only these; the service checks the others' absence too
+        raise ValidationError(f"unknown parameter {sorted(unknown)[0]}", param=sorted(unknown)[0])
+    currency = pricing.check_currency(data.get("currency"))
+    amount = data.get("amount")
+    if type(amount) is not int:
+        raise ValidationError("amount must be an integer", param="amount")
+    amount = pricing.check_intent_amount(amount, currency)
+    method = data.get("payment_method")
+    if method not in intents.METHODS:
+        raise ValidationError("payment_method is invalid", param="payment_method")
+    metadata = intents._check_metadata(data.get("metadata"))
+    now = datetime.now(timezone.utc)
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
+                              home_currency=pricing.MARKET_CURRENCY[app["market"]])
+    values = {"id": new_id("pay"), "merchant_id": merchant, "livemode": mode == "live",
+              "status": "requires_payment_method", "amount": amount, "currency": currency, "amount_received": 0,
+              "payment_method": method, "metadata": metadata, "locale": intents.DEFAULT_LOCALE.get(app["market"], "en"),
+              "fee_amount": fee.amount, "fee_rate": f"{fee.rate:f}", "fee_processing": fee.processing,
+              "fee_conversion": fee.currency_conversion, "fee_network": fee.network, "net_amount": amount - fee.amount,
+              "settlement_date": settlement.settlement_date(app["market"], now), "created_at": now,
+              "expires_at": now + intents.EXPIRY, "version": 0}
+    shaped = intent_object(SimpleNamespace(**values, **NO_VALUE))
+    body = orjson.dumps(shaped)
+    args = [values[c] for c in INTENT_COLUMNS]
+    args[8] = orjson.dumps(metadata).decode() if metadata is not None else None
+    await app["pool"].execute(CREATE, *args, counter_slot(values["id"]), new_id("evt"), body.decode())
+    response = web.Response(status=201, body=body, headers=headers, content_type="application/json")
+    logs.access_line(request, 201, started, headers["X-Request-Id"])
+    return response
+
+
+NO_VALUE = {c: None for c in ("payment_method_ref", "customer_id", "order_id", "description", "statement_descriptor",
+                              "crypto", "cod_address", "cod_status", "split", "next_action", "return_url", "receipt_url",
+                              "failure_code", "failure_message", "provider", "provider_ref", "cancellation_reason",
+                              "succeeded_at", "canceled_at")}
+
+
 if __name__ == "__main__":
-    runtime_module.install(SimpleNamespace(config=SimpleNamespace(pay_url="http://127.0.0.1:8000/pay")))
+    runtime_module.install(SimpleNamespace(config=SimpleNamespace(
+        pay_url=os.environ.get("QAFILA_PAY_URL", "http://127.0.0.1:8000/pay"),
+        public_url=os.environ.get("QAFILA_PUBLIC_URL", "http://127.0.0.1:8000"),
+        secret_key=os.environ.get("QAFILA_SECRET_KEY", "b" * 64))))
     app = web.Application()
     app["payment_id"] = sys.argv[3]
     app.on_startup.append(start)
     app.on_cleanup.append(stop)
     app.router.add_get("/api/payments/{id}", read)
+    app.router.add_get("/v1/payments", intent_list)
+    app.router.add_post("/v1/payments/intent", intent_create)
     serve(app, int(sys.argv[1]), int(sys.argv[2]))

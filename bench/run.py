@@ -7,10 +7,11 @@ The ceiling (bench/ceiling_server.py, needs PostgreSQL + Redis: DATABASE_URL / R
 bare aiohttp handler doing only what any authenticated read must (one Redis call: Qafila's own
 gate script; one PostgreSQL read by primary key) and, for a create, the same plus one
 single-row INSERT. It is measured just before each path (below). Beside it, before
-`GET /api/payments/:id`, the floor of that read (bench/floor_server.py: the ceiling plus only
-what the documented answer obliges: a request id, the rate-limit headers, the read scoped to
-the merchant with its receipt, the documented object, an access line) shows how much of the
-ceiling any implementation of the documented read can reach on this stack.
+`GET /api/payments/:id`, `GET /v1/payments` and `POST /v1/payments/intent`, the floor of that
+answer (bench/floor_server.py: the ceiling plus only what the documented answer obliges: a
+request id, the rate-limit headers, the scoped read or the documented writes, the documented
+objects from the service's own shapers, an access line) shows how much of the ceiling any
+implementation of the documented answer can reach on this stack.
 Each path prints requests/s, p50, p99, errors and its ratio to its own ceiling (GET: the read
 ceiling; POST: the create ceiling); GraphQL paths also print their ratio to the REST path doing
 the same, measured just before. Each path's ceiling is measured just before it, and its ratio is
@@ -228,6 +229,9 @@ GOALS = [
 TAIL = 3.0            # p99 <= 3 x p50, or
 TAIL_VS_CEILING = 1.5  # p99 <= 1.5 x the ceiling's own p99 (where the bare ceiling's tail is wide)
 LIST_PATHS = ("v1 intent list", "GET /api/payments/list")
+# The paths bench/floor_server.py also answers (the same method, path and body): the documented
+# answer's own work with no framework, measured after the path's ceiling and before the path.
+FLOOR_PATHS = ("GET /api/payments/:id", "v1 intent list", "v1 intent create")
 
 
 def _paired_order(chosen: list[dict]) -> list[dict]:
@@ -382,19 +386,21 @@ def main() -> None:
               f"{os.cpu_count()} CPUs: {_cpu_model()}")
         print(f"{'path':44} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'ratio':>8}")
         paired: dict[str, list[dict]] = {"read": [], "create": []}
-        floors: list[tuple[dict, dict]] = []          # (the floor, the read ceiling just before it)
+        floors: dict[str, list[tuple[dict, dict]]] = {}    # per path: (its floor, the ceiling just before it)
 
-        def run(s: dict, against_ceiling: bool = True) -> dict:
+        def run(s: dict, against_ceiling: bool = True, with_floor: bool = True) -> dict:
             settle()                # the ceiling shares the CPUs with the service: measured with it idle
             kind = _ceiling_for(s)
-            if ceiling and against_ceiling:
-                paired[kind].append(_measure_ceiling(kind, port, get, post, args, tmp))
-                if s is get and floor:
-                    floors.append((measure(f"http://127.0.0.1:{floor_port}{get['path']}", "GET", None, {},
-                                           args.seconds, args.concurrency, tmp), paired[kind][-1]))
-                    settle()
             body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
             headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
+            if ceiling and against_ceiling:
+                paired[kind].append(_measure_ceiling(kind, port, get, post, args, tmp))
+                if s["name"] in FLOOR_PATHS and floor and with_floor:
+                    settle()
+                    floors.setdefault(s["name"], []).append((measure(
+                        f"http://127.0.0.1:{floor_port}{s['path']}", s["method"], body, {"Content-Type": "application/json"},
+                        args.seconds, args.concurrency, tmp), paired[kind][-1]))
+                    settle()
             got = measure(base + s["path"], s["method"], body, headers, args.seconds, args.concurrency, tmp)
             got["ceiling"] = kind
             if ceiling and against_ceiling:
@@ -420,14 +426,16 @@ def main() -> None:
                                   "p99_ms": max(r["p99_ms"] for r in runs), "errors": sum(r["errors"] for r in runs)}
                 _row(f"ceiling: {kind} (mean of {len(runs)}: {min(r['rps'] for r in runs):.0f} to "
                      f"{max(r['rps'] for r in runs):.0f})", ceilings[kind])
-        if floors:
-            got = {k: statistics.median(f[k] for f, _ in floors) for k in ("rps", "p50_ms", "p99_ms")}
-            got["errors"] = sum(f["errors"] for f, _ in floors)
-            ratios = [f["rps"] / c["rps"] for f, c in floors]
-            _row("floor: GET /api/payments/:id's own work", got, f"{statistics.median(ratios):.1%}",
-                 "of the read ceiling measured just before (bench/floor_server.py: what any implementation "
-                 "of the documented read must do)" + (f" [rounds: {', '.join(f'{r:.0%}' for r in ratios)}]"
-                                                        if len(ratios) > 1 else ""))
+        for name, runs in floors.items():
+            got = {k: statistics.median(f[k] for f, _ in runs) for k in ("rps", "p50_ms", "p99_ms")}
+            got["errors"] = sum(f["errors"] for f, _ in runs)
+            ratios = [f["rps"] / c["rps"] for f, c in runs]
+            got["ratio"] = statistics.median(ratios)
+            results[name]["floor"] = got
+            _row(f"floor: {name}'s own work", got, f"{got['ratio']:.1%}",
+                 f"of the {results[name]['ceiling']} ceiling measured just before (bench/floor_server.py: what any "
+                 f"implementation of the documented answer must do)"
+                 + (f" [rounds: {', '.join(f'{r:.0%}' for r in ratios)}]" if len(ratios) > 1 else ""))
         for s in chosen:
             got = results[s["name"]]
             note = ""
@@ -437,6 +445,8 @@ def main() -> None:
                 note = f"of the {got['ceiling']} ceiling measured just before ({got['against']['rps']:.0f})"
                 if "rest_ratio" in got:
                     note += f"; {got['rest_ratio']:.1%} of REST {got['rest']}"
+                if "floor" in got:
+                    note += f"; {got['rps'] / got['floor']['rps']:.0%} of its floor"
                 if args.rounds > 1:
                     note += f" [rounds: {', '.join(f'{r:.0%}' for r in got['ratios'])}]"
             _row(s["name"], got, ratio, note)
@@ -453,7 +463,7 @@ def main() -> None:
             print(f"(the lists below are measured at {_list_sizes(base, merchant['secret_key'])})", flush=True)
             for s in chosen:
                 if s["name"] in LIST_PATHS:
-                    got = at_scale[s["name"]] = _summarize({s["name"]: [run(s)]})[s["name"]]
+                    got = at_scale[s["name"]] = _summarize({s["name"]: [run(s, with_floor=False)]})[s["name"]]
                     ratio = f"{got['ratio']:.1%}" if "ratio" in got else ""
                     _row(f"{s['name']} at +{args.rows:,} rows", got, ratio,
                          f"{got['rps'] / results[s['name']]['rps']:.0%} of the page at the small size")
