@@ -22,7 +22,9 @@ from operator import itemgetter
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+import asyncpg
 from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
+from tortoise.exceptions import IntegrityError, OperationalError, TransactionManagementError
 from tortoise.fields.base import Field
 from tortoise.fields.data import DatetimeField, JSONField
 from tortoise.models import Model
@@ -41,17 +43,35 @@ async def fetch(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
     fifth of a one-row read; a read raises only what Tortoise would let through unchanged (a
     driver or connection error), so nothing is lost by skipping them. The statement is logged
     to Tortoise's own logger at DEBUG, as Tortoise does (tests count statements there)."""
+    return await _on_asyncpg(db, sql, values, "fetch")
+
+
+async def _write(db, sql: str, values: Sequence[Any]) -> None:
+    """A write on `db` as `fetch` reads (asyncpg straight on PostgreSQL, the caller's transaction
+    kept), its driver errors translated as Tortoise's execute_query translates them, so a caller
+    catches the same IntegrityError / OperationalError either way."""
+    try:
+        await _on_asyncpg(db, sql, values, "execute")
+    except (asyncpg.SyntaxOrAccessError, asyncpg.exceptions.DataError) as exc:
+        raise OperationalError(exc) from exc
+    except asyncpg.IntegrityConstraintViolationError as exc:
+        raise IntegrityError(exc) from exc
+    except asyncpg.InvalidTransactionStateError as exc:
+        raise TransactionManagementError(exc) from exc
+
+
+async def _on_asyncpg(db, sql: str, values: Sequence[Any], method: str) -> Any:
     if type(db) is TransactionWrapper:
         _log(sql, values)
         async with db._lock:           # Tortoise's guard against two statements at once on it
-            return await db._connection.fetch(sql, *values)
+            return await getattr(db._connection, method)(sql, *values)
     pool = db._pool if isinstance(db, AsyncpgDBClient) else None
     if pool is None:                   # SQLite, or the pool not made yet: through Tortoise
         return (await db.execute_query(sql, list(values)))[1]
     _log(sql, values)
     con = await pool.acquire()
     try:
-        return await con.fetch(sql, *values)
+        return await getattr(con, method)(sql, *values)
     finally:
         await pool.release(con)
 
@@ -360,7 +380,7 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
         sql = "WITH " + ", ".join(parts) + " SELECT 1"
         if len(instances) <= _CACHED_ROWS:      # the creates' few shapes, not every batch size
             _SQL[key] = sql
-    await db.execute_query(sql, values)
+    await _write(db, sql, values)
 
 
 # ---- counters: a model with UPSERT_KEYS (its unique key) and UPSERT_ADD (counter columns) is
