@@ -456,7 +456,7 @@ def main() -> None:
                 if "rest_ratio" in got:
                     note += f"; {got['rest_ratio']:.1%} of REST {got['rest']}"
                 if "floor" in got:
-                    note += f"; {got['rps'] / got['floor']['rps']:.0%} of its floor"
+                    note += f"; {got['ratio'] / got['floor']['ratio']:.0%} of its floor (ratio to ratio)"
                 if args.rounds > 1:
                     note += f" [rounds: {', '.join(f'{r:.0%}' for r in got['ratios'])}]"
             _row(s["name"], got, ratio, note)
