@@ -13,6 +13,7 @@ from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as migrate_api
 
 from app.crm_http import AiohttpSender
+from app.jobs import register_job_kinds
 from app.settings import Settings
 from models import tortoise_config
 from services.infra import runtime as rt_mod
@@ -116,6 +117,7 @@ class Backend:
             await migrate_database(self.settings)
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)
         rt_mod.install(self.runtime)
+        register_job_kinds()
         self.started = True
 
     async def stop(self) -> None:
