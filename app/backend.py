@@ -127,21 +127,3 @@ class Backend:
         rt_mod.install(None)
         await self.runtime.kv.close()
         await Tortoise.close_connections()
-
-    async def health(self) -> dict[str, str]:
-        from tortoise import connections
-
-        out = {"status": "ok", "database": "ok", "kv": "ok"}
-        try:
-            await connections.get("default").execute_query("SELECT 1")
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
-            log.warning("health: database down: %s", type(exc).__name__)
-            out["database"] = "down"
-        try:
-            await self.runtime.kv.ping()
-        except Exception as exc:  # noqa: BLE001
-            log.warning("health: kv down: %s", type(exc).__name__)
-            out["kv"] = "down"
-        if out["database"] != "ok" or out["kv"] != "ok":
-            out["status"] = "degraded"
-        return out
