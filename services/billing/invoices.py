@@ -23,7 +23,6 @@ from models.core import Merchant
 from models.payments import Customer
 from services import events
 from services.payments import customers
-from services.billing import test_clock
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
@@ -32,6 +31,7 @@ from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields, check_enum
+from services.infra import clock
 
 STATUSES = ("draft", "sent", "paid")
 CHANNELS = ("email", "messaging")
@@ -171,7 +171,7 @@ async def create_invoice(*, principal: Principal, data: dict) -> Invoice:
     f.reject_unknown()
     items = _items(raw_items, currency)
     customer = await _customer(principal, customer_id)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     if due is None:
         due = (now + timedelta(days=DEFAULT_DUE_DAYS)).date()
     elif due < now.date():
@@ -265,7 +265,7 @@ async def mark_paid(*, principal: Principal, invoice_id: str, payment_id: str | 
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
     if inv.status == "paid":
         raise InvalidState(f"Invoice {inv.id} is already paid (at {inv.paid_at.isoformat()})")
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "paid", "paid_at": now, "payment_id": payment_id,
                                                "updated_at": now}, "invoice.paid")
 
@@ -279,7 +279,7 @@ async def send_invoice(*, principal: Principal, invoice_id: str, data: dict | No
         raise InvalidState(f"Invoice {inv.id} is paid: a paid invoice cannot be sent")
     customer = await Customer.get(id=inv.customer_id)
     to = await deliver(inv, customer, channel)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "sent", "sent_to": to, "sent_via": channel,
                                                "sent_at": now, "updated_at": now}, "invoice.sent")
 
