@@ -103,7 +103,8 @@ def event_object(p: Payment, **extra: Any) -> dict:
     return {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
             "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
-            "livemode": p.livemode, "created_at": iso(p.created_at), **extra}
+            "livemode": p.livemode, "created_at": iso(p.created_at),
+            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None, **extra}
 
 
 async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,
@@ -257,7 +258,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
                 client_address=client_address, description=req.description, metadata=req.metadata,
-                payment_link=req.payment_link, created_at=now, updated_at=now)
+                payment_link=req.payment_link, receipt_token=receipts.new_token(), created_at=now, updated_at=now)
     attempts: list[PaymentAttempt] = []
     if assessment.declined:
         p.status, p.decline_code = "failed", "risk_declined"
@@ -313,7 +314,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                             legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
         # The receipt's outbox row: sent after the commit by the receipts worker (services.receipts).
         receipt = receipts.build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
-                                 source="payment", customer=customer, locale=req.receipt_locale)
+                                 source="payment", customer=customer, locale=req.receipt_locale, market=market)
         if receipt is not None:
             rows.append(receipt)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
