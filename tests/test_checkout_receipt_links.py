@@ -227,3 +227,24 @@ async def test_a_receipt_shows_the_date_in_the_merchants_zone_and_the_card_or_th
     assert "Cash on delivery" in html and "ending" not in html
     _, html, _ = await open_page(client, done["receipt_url"], **NO_LANGUAGE)
     assert _lang(html) == "ar" and "الدفع عند الاستلام" in html                  # an AE merchant's default
+
+
+async def test_the_migration_gives_rows_paid_before_it_a_token_of_their_own(client, merchant):
+    """migrations/_receipt_tokens.py, as payments 0004 and intents 0003 run it, on either database."""
+    from migrations._receipt_tokens import backfill
+    status, p = await call(client, "POST", "/api/payments/create", merchant.sk,
+                           {"amount": 1000, "currency": "TRY", "payment_method": card(APPROVED)})
+    paid = await _paid_intent(client, merchant.sk)
+    status, unpaid = await call(client, "POST", "/v1/payments/intent", merchant.sk,
+                                {"amount": 5000, "currency": "TRY", "payment_method": "card"})
+    await Payment.filter(id=p["id"]).update(receipt_token=None)             # as before the migration
+    await PaymentIntent.filter(id=paid["id"]).update(receipt_token=None)
+    await backfill(Payment._meta.db, "payments", ("succeeded", "captured", "refunded"))
+    await backfill(PaymentIntent._meta.db, "payment_intents", ("succeeded", "refunded"))
+    tokens = [(await Payment.get(id=p["id"])).receipt_token, (await PaymentIntent.get(id=paid["id"])).receipt_token]
+    assert all(re.fullmatch(r"[0-9a-f]{32}", t) for t in tokens) and tokens[0] != tokens[1]
+    assert (await PaymentIntent.get(id=unpaid["id"])).receipt_token is None
+    status, got = await call(client, "GET", f"/v1/payments/{paid['id']}", merchant.sk)
+    assert got["receipt_url"].endswith(f"/receipt/{tokens[1]}")
+    status, html, _ = await open_page(client, got["receipt_url"])
+    assert status == 200 and paid["id"] in html
