@@ -14,7 +14,7 @@ import signal
 import sys
 
 from app.backend import Backend, migrate_database
-from app.settings import Settings, SettingsError, load_settings
+from app.settings import DEFAULT_CRM_PORT, DEFAULT_PORT, Settings, SettingsError, load_settings
 
 log = logging.getLogger("qafila")
 GC_YOUNG_THRESHOLD = 7000      # allocations between young collections (CPython's default: 700)
@@ -59,9 +59,11 @@ def _serve_processes(args, settings: Settings) -> None:
                 os.waitpid(pid, 0)
 
 
-def _settings() -> Settings:
+def _settings(args=None) -> Settings:
+    """The settings; for `serve`, with the URLs following the ports it listens on."""
+    where = {"host": args.host, "port": args.port, "crm_port": args.crm_port} if args.command == "serve" else {}
     try:
-        return load_settings()
+        return load_settings(**where)
     except SettingsError as exc:
         print(f"qafila: configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
@@ -133,8 +135,9 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
         # Header and body timeouts and connection limits (app.serving); app.logs writes the access lines.
         servers = await start_servers(settings, backend, host=args.host, port=args.port, crm_port=args.crm_port,
                                       workers=index == 0, reuse_port=args.workers > 1)
-        main_url, crm_url = f"http://{args.host}:{args.port}", f"http://{args.host}:{args.crm_port}"
         if args.demo and index == 0:
+            # The URLs to open: QAFILA_PUBLIC_URL's (and the CRM's), else where this process listens.
+            main_url, crm_url = settings.public_url, settings.crm_public_url
             demo = await _demo(backend)
             print(json.dumps(demo), flush=True)
             print(f"Qafila is running.\n  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
@@ -144,7 +147,8 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
                   f"  Try: curl -H 'Authorization: Bearer {demo['secret_key']}' {main_url}/api/api-keys",
                   flush=True)
         settle_heap()
-        log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s, process %d of %d)", main_url, crm_url,
+        log.info("serving main on %s and CRM on %s (env=%s, db=%s, kv=%s, process %d of %d)",
+                 f"http://{args.host}:{args.port}", f"http://{args.host}:{args.crm_port}",
                  settings.env, settings.database_url.split("://")[0], backend.runtime.kv.name, index + 1, args.workers)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -197,8 +201,8 @@ def main(argv: list[str] | None = None) -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     serve = sub.add_parser("serve", help="run the main (API, /v1, GraphQL) and CRM applications")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--crm-port", type=int, default=8001)
+    serve.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serve.add_argument("--crm-port", type=int, default=DEFAULT_CRM_PORT)
     serve.add_argument("--workers", type=int, default=1,
                        help="serving processes sharing the ports (needs REDIS_URL and PostgreSQL)")
     serve.add_argument("--demo", action="store_true", help="create a demo merchant and print its keys")
@@ -209,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     cm.add_argument("--name", default="")
     args = parser.parse_args(argv)
     _logging()
-    settings = _settings()
+    settings = _settings(args)
     _logging(settings.log_format)
 
     if args.command == "serve":

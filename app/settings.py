@@ -77,11 +77,27 @@ def _secret_key(env: str, value: str | None, var_dir: Path) -> str:
     return key
 
 
-def _crm_default_url(public_url: str) -> str:
-    """The CRM's default base URL: the public URL's scheme and host on port 8001 (serve's --crm-port)."""
+DEFAULT_PORT, DEFAULT_CRM_PORT = 8000, 8001       # `qafila serve`'s --port and --crm-port
+
+
+def _host_in_url(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _public_default_url(host: str | None, port: int | None) -> str:
+    """Where this process answers when nobody said otherwise: the host and port `qafila serve`
+    listens on (an any-address bind -- 0.0.0.0, :: -- is reached on the loopback address)."""
+    host = (host or "").strip("[]")
+    if host in ("", "0.0.0.0", "::", "*"):
+        host = "127.0.0.1"
+    return f"http://{_host_in_url(host)}:{port or DEFAULT_PORT}"
+
+
+def _crm_default_url(public_url: str, crm_port: int | None = None) -> str:
+    """The CRM's default base URL: the public URL's scheme and host on the CRM's port (serve's --crm-port)."""
     parts = urlsplit(public_url)
     host = parts.hostname or "127.0.0.1"
-    return f"{parts.scheme}://{'[' + host + ']' if ':' in host else host}:8001"
+    return f"{parts.scheme}://{_host_in_url(host)}:{crm_port or DEFAULT_CRM_PORT}"
 
 
 MESSAGING_VARS = ("verify_token", "app_secret", "graph_url", "graph_version", "phone_number_id", "access_token")
@@ -144,7 +160,11 @@ def capacity_settings(e: dict[str, str]) -> dict:
     }
 
 
-def load_settings(environ: dict[str, str] | None = None) -> Settings:
+def load_settings(environ: dict[str, str] | None = None, *, host: str | None = None, port: int | None = None,
+                  crm_port: int | None = None) -> Settings:
+    """`host`, `port`, `crm_port`: where `qafila serve` listens. The URLs the service prints and
+    emits (`{public_url}`, the pay, script and CRM URLs) default to them; the QAFILA_*_URL
+    variables win (a proxy or a load balancer in front)."""
     e = dict(os.environ if environ is None else environ)
     env = e.get("QAFILA_ENV", "development").strip() or "development"
     if env not in ENVIRONMENTS:
@@ -160,12 +180,12 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     smtp_url = e.get("QAFILA_SMTP_URL", "").strip() or None
     if smtp_url:
         smtp_url = _url("QAFILA_SMTP_URL", smtp_url, ("smtp", "smtps"))
-    public_url = _url("QAFILA_PUBLIC_URL", e.get("QAFILA_PUBLIC_URL", "").strip() or "http://127.0.0.1:8000",
+    public_url = _url("QAFILA_PUBLIC_URL", e.get("QAFILA_PUBLIC_URL", "").strip() or _public_default_url(host, port),
                       ("http", "https"))
     pay_url = _url("QAFILA_PAY_URL", e.get("QAFILA_PAY_URL", "").strip() or f"{public_url}/pay", ("http", "https"))
     js_url = _url("QAFILA_JS_URL", e.get("QAFILA_JS_URL", "").strip() or f"{public_url}/js", ("http", "https"))
     crm_public_url = _url("QAFILA_CRM_PUBLIC_URL", e.get("QAFILA_CRM_PUBLIC_URL", "").strip()
-                          or _crm_default_url(public_url), ("http", "https"))
+                          or _crm_default_url(public_url, crm_port), ("http", "https"))
     origins = [o.strip().rstrip("/") for o in e.get("QAFILA_CORS_ORIGINS", "").split(",") if o.strip()]
     for o in origins:
         if o != "*":

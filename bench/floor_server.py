@@ -149,7 +149,7 @@ CREATE = (
     f"w2 AS (INSERT INTO events (id, merchant_id, livemode, type, object_id, data, created_at, fanned_out) "
     f"VALUES ($22, $2, $3, 'payment.created', $1, $23, $18, TRUE)) SELECT 1")
 NO_VALUE = {c: None for c in ("payment_method_ref", "customer_id", "order_id", "description", "statement_descriptor",
-                              "crypto", "cod_address", "cod_status", "split", "next_action", "return_url", "receipt_url",
+                              "crypto", "cod_address", "cod_status", "split", "next_action", "return_url", "receipt_url", "receipt_token",
                               "failure_code", "failure_message", "provider", "provider_ref", "cancellation_reason",
                               "succeeded_at", "canceled_at")}
 
@@ -172,7 +172,7 @@ async def intent_create(request: web.Request) -> web.Response:
                               home_currency=pricing.MARKET_CURRENCY[app["market"]])
     values = {"id": new_id("pay"), "merchant_id": merchant, "livemode": mode == "live",
               "status": "requires_payment_method", "amount": amount, "currency": currency, "amount_received": 0,
-              "payment_method": method, "metadata": metadata, "locale": intents.DEFAULT_LOCALE.get(app["market"], "en"),
+              "payment_method": method, "metadata": metadata, "locale": None,
               "fee_amount": fee.amount, "fee_rate": f"{fee.rate:f}", "fee_processing": fee.processing,
               "fee_conversion": fee.currency_conversion, "fee_network": fee.network, "net_amount": amount - fee.amount,
               "settlement_date": settlement.settlement_date(app["market"], now), "created_at": now,

@@ -44,7 +44,7 @@ class PaymentIntent(Model):
     description = fields.CharField(max_length=1000, null=True)
     statement_descriptor = fields.CharField(max_length=22, null=True)
     metadata = fields.JSONField(null=True)
-    locale = fields.CharField(max_length=2, default="en")
+    locale = fields.CharField(max_length=2, null=True)            # null: the buyer's language (not set by the merchant)
     fee_amount = fields.BigIntField()
     fee_rate = fields.CharField(max_length=20)                    # decimal string
     fee_processing = fields.BigIntField()
@@ -58,7 +58,8 @@ class PaymentIntent(Model):
     split = fields.JSONField(null=True)                           # [{merchant_id, amount, currency}]
     next_action = fields.JSONField(null=True)
     return_url = fields.CharField(max_length=2000, null=True)
-    receipt_url = fields.CharField(max_length=2000, null=True)
+    receipt_url = fields.CharField(max_length=2000, null=True)    # unused since receipt_token (kept for old rows)
+    receipt_token = fields.CharField(max_length=64, null=True)    # the unguessable part of receipt_url, once paid
     failure_code = fields.CharField(max_length=40, null=True)
     failure_message = fields.CharField(max_length=500, null=True)
     provider = fields.CharField(max_length=40, null=True)         # which provider the routing chose

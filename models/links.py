@@ -15,6 +15,7 @@ class PaymentLink(Model):
     currency = fields.CharField(max_length=3)
     description = fields.CharField(max_length=500, null=True)
     metadata = fields.JSONField(default=dict)
+    locale = fields.CharField(max_length=2, null=True)            # the pages' language if the merchant set one
     expires_at = fields.DatetimeField(null=True)
     cancelled_at = fields.DatetimeField(null=True)
     created_at = fields.DatetimeField()

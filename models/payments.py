@@ -74,6 +74,7 @@ class Payment(Model):
     description = fields.CharField(max_length=500, null=True)
     metadata = fields.JSONField(default=dict)
     payment_link = fields.CharField(max_length=40, null=True)     # lnk_... when paid through a payment link
+    receipt_token = fields.CharField(max_length=64, null=True)    # the unguessable part of receipt_url
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

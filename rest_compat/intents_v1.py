@@ -11,7 +11,7 @@ from aiohttp import web
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
 from services.identity import auth, ratelimit
-from services.payments import intents, receipts
+from services.payments import intents
 from services.errors import DomainError
 from services.payments.payment_methods import create_payment_method
 
@@ -78,14 +78,6 @@ async def payments_qr(call: Call) -> web.Response:
     return web.Response(body=png, content_type="image/png", headers={"Cache-Control": "private, max-age=300"})
 
 
-async def payments_receipt(call: Call) -> web.Response:
-    text = await intents.receipt_text(intent_id=call.params["id"])
-    if "text/html" in call.request.headers.get("Accept", ""):
-        # A browser opening receipt_url: the printable HTML receipt of the hosted checkout.
-        raise web.HTTPSeeOther(receipts.url_of(call.params["id"]))
-    return web.Response(text=text, content_type="text/plain", charset="utf-8")
-
-
 _CHALLENGE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>3-D Secure</title></head>
 <body><h1>3-D Secure (sandbox)</h1><p>Payment {id}: {amount} {currency}, card ending {last4}.</p>
 <form method="post" action="{action}"><input type="hidden" name="token" value="{token}">
@@ -141,7 +133,6 @@ ROUTES: list[Route] = [
     Route("POST", "/payment_methods", payment_methods_create, auth="key_or_publishable",
           summary="Tokenize a card", request_fields=("type", "card"), response_fields=("id", "card")),
     Route("GET", "/payments/{id}/qr.png", payments_qr, auth="public", summary="QR code image"),
-    Route("GET", "/payments/{id}/receipt", payments_receipt, auth="public", summary="Receipt"),
     Route("GET", "/payments/{id}/3ds", payments_3ds_page, auth="public", summary="3-D Secure challenge page"),
     Route("POST", "/payments/{id}/3ds", payments_3ds_complete, auth="public", summary="Complete the challenge",
           content_type="application/x-www-form-urlencoded"),

@@ -30,7 +30,7 @@ def payment_shape(p) -> dict:
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
                                        "fingerprint": p.card_fingerprint, "country": p.card_country}},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
-           "receipt_url": receipts.url_of(p.id) if p.status in receipts.PAID else None}
+           "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None}
     return out
 
 

@@ -429,13 +429,17 @@ MERCHANT.update({
 LINK_STATUS = enum(links.STATUSES)
 PAYMENT_LINK = shape({
     "id": STR, "object": const("payment_link"), "url": {"type": "string", "description": "{pay_url}/{id}"},
-    "status": LINK_STATUS, "amount": INT, "currency": CURRENCY, "description": null(STR), "expires_at": null(TS),
+    "status": LINK_STATUS, "amount": INT, "currency": CURRENCY, "description": null(STR),
+    "locale": null({**enum(pricing.LOCALES), "description": "the pages' language if the merchant set one"}),
+    "expires_at": null(TS),
     "metadata": METADATA_OUT, "payments_count": INT,
     "amount_collected": {"type": "integer", "description": "captured minus refunded, minor units"},
     "livemode": BOOL, "created_at": TS, "cancelled_at": null(TS)})
 MERCHANT.update({
     ("POST", "/payment-links"): Op(
         PAYMENT_LINK, body({"amount": amount(), "currency": CURRENCY, "description": text(500),
+                            "locale": {**enum(pricing.LOCALES), "description": "the pages' language; "
+                                       "without it they follow the buyer's (?locale=, Accept-Language)"},
                             "expires_at": {"type": ["string", "integer"],
                                            "description": "ISO 8601 or Unix seconds, in the future"},
                             "metadata": METADATA}, required=("amount", "currency"))),
@@ -464,7 +468,8 @@ INTENT = shape({
     "amount_received": INT, "payment_method": enum(intents.OBJECT_METHODS), "payment_method_id": null(STR),
     "checkout_url": STR, "client_secret": STR, "fee": FEE, "net_amount": INT, "settlement_date": DATE,
     "merchant_id": STR, "customer_id": null(STR), "order_id": null(STR), "description": null(STR),
-    "statement_descriptor": null(STR), "metadata": METADATA_OUT, "locale": enum(pricing.LOCALES),
+    "statement_descriptor": null(STR), "metadata": METADATA_OUT,
+    "locale": null({**enum(pricing.LOCALES), "description": "the merchant's choice; null: the buyer's language"}),
     "created_at": TS, "expires_at": TS, "succeeded_at": null(TS), "canceled_at": null(TS),
     "cancellation_reason": null(STR), "livemode": BOOL, "next_action": NEXT_ACTION, "receipt_url": null(STR),
     "receipt": RECEIPT,
@@ -510,7 +515,6 @@ V1: dict[tuple[str, str], Op] = {
     ("POST", "/payment_methods"): Op(
         PAYMENT_METHOD, body({"type": enum(("card", "card_present")), "card": CARD_IN}, required=("card",))),
     ("GET", "/payments/{id}/qr.png"): Op(None, media="image/png", description="The QR code of a qr intent."),
-    ("GET", "/payments/{id}/receipt"): Op(None, media="text/plain", description="The receipt of a paid intent."),
     ("GET", "/payments/{id}/3ds"): Op(None, media="text/html", query=(q("token", text(200), "challenge token"),),
                                      description="The sandbox 3-D Secure challenge page (a browser page)."),
     ("POST", "/payments/{id}/3ds"): Op(

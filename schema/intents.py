@@ -99,7 +99,8 @@ class PaymentIntent(Node):
     description: str | None
     statement_descriptor: str | None
     metadata: JSON
-    locale: str
+    locale: str | None = strawberry.field(description="ar, tr or en when the merchant set one; null: pages and "
+                                                      "receipts follow the buyer's language")
     created_at: datetime
     expires_at: datetime
     succeeded_at: datetime | None

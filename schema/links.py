@@ -31,6 +31,8 @@ class PaymentLink(Node):
     amount: MinorAmount
     currency: str
     description: str | None
+    locale: str | None = strawberry.field(description="ar, tr or en when the merchant set one; null: the pages "
+                                                      "follow the buyer's language")
     expires_at: datetime | None
     metadata: JSON
     livemode: bool
@@ -48,7 +50,7 @@ class PaymentLink(Node):
     @classmethod
     def of(cls, link) -> PaymentLink:
         return cls(id=strawberry.ID(link.id), url=links.url_of(link.id), status=links.status_of(link),
-                   amount=link.amount, currency=link.currency, description=link.description,
+                   amount=link.amount, currency=link.currency, description=link.description, locale=link.locale,
                    expires_at=link.expires_at, metadata=link.metadata or {}, livemode=link.livemode,
                    created_at=link.created_at, cancelled_at=link.cancelled_at)
 
@@ -63,6 +65,8 @@ class PaymentLinkCreateInput:
     amount: MinorAmount
     currency: str
     description: str | None = strawberry.UNSET
+    locale: str | None = strawberry.field(default=strawberry.UNSET,
+                                          description="ar, tr or en: the pages' language (default: the buyer's)")
     expires_at: str | None = strawberry.field(default=strawberry.UNSET,
                                               description="ISO 8601 or Unix seconds (as text), in the future")
     metadata: JSON | None = strawberry.UNSET

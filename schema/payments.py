@@ -179,7 +179,7 @@ class Payment(Node):
                    amount_captured=p.amount_captured, amount_refunded=p.amount_refunded,
                    capture_method=p.capture_method, decline_code=p.decline_code, customer_id=p.customer_id,
                    payment_link=p.payment_link,
-                   receipt_url=receipts.url_of(p.id) if p.status in receipts.PAID else None, _row=p)
+                   receipt_url=receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None, _row=p)
 
 
 @node_resolver("pay")

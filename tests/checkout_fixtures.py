@@ -36,9 +36,20 @@ def csrf_of(html: str) -> str:
     return unescape(m.group(1))
 
 
+# What a browser set to English sends. Without any language named, a page is in the merchant's
+# default language (its market's: Turkish for these tests' TR merchants); `**{"Accept-Language": ""}`
+# sends none.
+BROWSER_LANGUAGE = {"Accept-Language": "en-US,en;q=0.9"}
+
+
+def _browser(headers: dict) -> dict:
+    out = {**BROWSER_LANGUAGE, **headers}
+    return {k: v for k, v in out.items() if v != ""}
+
+
 async def open_page(client, url_or_path: str, **headers) -> tuple[int, str, dict]:
     path = path_of(url_or_path) if "://" in url_or_path else url_or_path
-    r = await client.get(path, headers=headers, allow_redirects=False)
+    r = await client.get(path, headers=_browser(headers), allow_redirects=False)
     return r.status, await r.text(), r.headers
 
 
@@ -47,14 +58,17 @@ def card_form(number: str = APPROVED, *, expiry: str = "12/30", cvc: str = "123"
     return {"action": "card", "number": number, "expiry": expiry, "cvc": cvc, "name": name, **extra}
 
 
-async def submit(client, path: str, form: dict, *, csrf: str | None = "from-page", fetch: bool = False):
+async def submit(client, path: str, form: dict, *, csrf: str | None = "from-page", fetch: bool = False,
+                 headers: dict | None = None):
     """POST the page's form the way a browser without JavaScript does (or checkout.js with fetch)."""
+    headers = _browser(headers or {})
     if csrf == "from-page":
-        _, html, _ = await open_page(client, path)
+        _, html, _ = await open_page(client, path, **headers)
         csrf = csrf_of(html)
     data = dict(form)
     if csrf is not None:
         data["csrf"] = csrf
-    headers = {"X-Qafila-Fetch": "1"} if fetch else {}
+    if fetch:
+        headers["X-Qafila-Fetch"] = "1"
     r = await client.post(path, data=data, headers=headers, allow_redirects=False)
     return r.status, (await r.json() if fetch else await r.text()), r.headers

@@ -9,8 +9,8 @@ from models.billing import Invoice
 from models.payments import Payment
 from models.receipts import Receipt
 from tests.billing_fixtures import customer
-from tests.checkout_fixtures import (APPROVED, DECLINED, THREE_DS, call, card_form, csrf_of, make_link, open_page,
-                                     path_of, submit)
+from tests.checkout_fixtures import (APPROVED, BROWSER_LANGUAGE, DECLINED, THREE_DS, call, card_form, csrf_of,
+                                     make_link, open_page, path_of, submit)
 from tests.conftest import gql
 
 
@@ -57,8 +57,9 @@ async def test_pay_without_javascript_creates_a_payment_of_the_link(client, merc
     status, html, _ = await submit(client, path, card_form(email="buyer@example.com"))
     assert status == 200 and "Payment successful" in html, html
     pay_id = re.search(r'data-testid="payment-id">(pay_\w+)<', html).group(1)
-    receipt = re.search(r'href="([^"]+/receipt)"', html).group(1)
-    assert receipt == f"https://pay.qafila.test/{pay_id}/receipt"
+    receipt = re.search(r'href="([^"]+/receipt/[^"]+)"', html).group(1)
+    token = (await Payment.get(id=pay_id)).receipt_token
+    assert receipt == f"https://pay.qafila.test/{pay_id}/receipt/{token}"      # issue 22: a token of its own
     status, p = await call(client, "GET", f"/api/payments/{pay_id}", merchant.sk)
     assert status == 200 and p["status"] == "succeeded" and p["payment_link"] == link["id"]
     assert p["amount"] == 15000 and p["payment_method"]["card"]["last4"] == "4242"
@@ -139,12 +140,14 @@ async def test_three_d_secure_on_a_link_without_javascript(client, merchant):
     status, html, _ = await open_page(client, headers["Location"])
     assert status == 200 and "3-D Secure verification" in html and "3155" in html
     token = re.search(r'name="token" value="([^"]+)"', html).group(1)
-    r = await client.post(f"{path}/authenticate", data={"csrf": csrf_of(html), "token": token, "outcome": "fail"})
+    r = await client.post(f"{path}/authenticate", data={"csrf": csrf_of(html), "token": token, "outcome": "fail"},
+                          headers=BROWSER_LANGUAGE)
     assert r.status == 402 and "3-D Secure verification failed." in await r.text()
     status, _, headers = await submit(client, path, card_form(THREE_DS))
     _, html, _ = await open_page(client, headers["Location"])
     token = re.search(r'name="token" value="([^"]+)"', html).group(1)
-    r = await client.post(f"{path}/authenticate", data={"csrf": csrf_of(html), "token": token, "outcome": "succeed"})
+    r = await client.post(f"{path}/authenticate", data={"csrf": csrf_of(html), "token": token, "outcome": "succeed"},
+                          headers=BROWSER_LANGUAGE)
     assert r.status == 200 and "Payment successful" in await r.text()
     r = await client.post(f"{path}/authenticate", data={"csrf": csrf_of(html), "token": token, "outcome": "succeed"})
     assert r.status == 404                                                # a challenge is used once
@@ -199,7 +202,8 @@ async def test_intents_on_their_checkout_url(client, merchant):
     status, intent = await call(client, "POST", "/v1/payments/intent", merchant.sk,
                                 {"amount": 7000, "currency": "TRY", "payment_method": "card"})
     path = path_of(intent["checkout_url"])
-    status, body, _ = await submit(client, path, card_form(DECLINED), fetch=True)
+    status, body, _ = await submit(client, path, card_form(DECLINED), fetch=True,
+                                   headers={"Accept-Language": "tr-TR,tr;q=0.9"})
     assert status == 402 and body["declined"] is True and "reddedildi" in body["error"]["message"] and body["csrf"]
     status, body, _ = await submit(client, path, card_form(THREE_DS), fetch=True)
     assert status == 200 and 'data-testid="challenge"' in body["html"]
@@ -209,8 +213,10 @@ async def test_intents_on_their_checkout_url(client, merchant):
     assert r.status == 200 and 'data-testid="success"' in (await r.json())["html"]
     status, got = await call(client, "GET", f"/v1/payments/{intent['id']}", merchant.sk)
     assert got["status"] == "succeeded"
+    status, html, _ = await open_page(client, got["receipt_url"], **{"Accept-Language": ""})
+    assert status == 200 and intent["id"] in html and "70,00" in html     # no language named: the TR merchant's
     status, html, _ = await open_page(client, path_of(intent["checkout_url"]) + "/receipt")
-    assert status == 200 and intent["id"] in html and "70,00" in html     # a TR merchant: Turkish receipt
+    assert status == 404 and "Payment not found" in html                  # the id alone opens no receipt
     # Crypto: the deposit address, its QR code (served here) and the rate lock.
     status, crypto = await call(client, "POST", "/v1/payments/intent", merchant.sk,
                                 {"amount": 100000, "currency": "TRY", "payment_method": "crypto",
@@ -229,7 +235,8 @@ async def test_intents_on_their_checkout_url(client, merchant):
                               "cod_address": {"line1": "Bağdat Cd. 1", "city": "İstanbul", "country": "TR"}})
     _, html, _ = await open_page(client, cod["checkout_url"])
     assert "Bağdat Cd. 1" in html and 'value="confirm"' in html
-    status, html, _ = await submit(client, path_of(cod["checkout_url"]), {"action": "confirm"})
+    status, html, _ = await submit(client, path_of(cod["checkout_url"]), {"action": "confirm"},
+                                   headers={"Accept-Language": "tr"})
     assert status == 200 and "Siparişiniz onaylandı" in html
     status, got = await call(client, "GET", f"/v1/payments/{cod['id']}", merchant.sk)
     assert got["status"] == "processing" and got["cod_status"] == "assigned"
@@ -244,7 +251,7 @@ async def test_the_payment_and_its_link_over_graphql(client, merchant):
     status, out = await gql(client, q, {"id": pay_id}, key=merchant.sk)
     assert status == 200 and "errors" not in out, out
     p = out["data"]["payment"]
-    assert p["paymentLink"] == link["id"] and p["status"] == "succeeded" and p["receiptUrl"].endswith("/receipt")
+    assert p["paymentLink"] == link["id"] and p["status"] == "succeeded" and p["receiptUrl"] == f"https://pay.qafila.test/{pay_id}/receipt/{(await Payment.get(id=pay_id)).receipt_token}"
     assert p["receipt"] == {"channel": "email" if False else p["receipt"]["channel"], "sentTo": "+90 555 000 1122",
                             "status": "pending"}
     assert out["data"]["paymentLink"] == {"paymentsCount": 1, "amountCollected": 15000}
@@ -264,13 +271,11 @@ async def test_an_intents_receipt_url_opens_the_html_receipt_in_a_browser(client
                                 {"amount": 5000, "currency": "TRY", "payment_method": "card", "locale": "en"})
     status, c = await call(client, "POST", f"/v1/payments/{intent['id']}/confirm", merchant.sk,
                            {"payment_method_id": "pm_card_visa"})
-    path = c["receipt_url"].replace("http://api.qafila.test", "")
-    r = await client.get(path, headers={"Accept": "text/html,application/xhtml+xml"}, allow_redirects=False)
-    assert r.status == 303 and r.headers["Location"] == f"https://pay.qafila.test/{intent['id']}/receipt"
-    status, html, _ = await open_page(client, r.headers["Location"])
+    status, html, _ = await open_page(client, c["receipt_url"], Accept="text/html,application/xhtml+xml")
     assert status == 200 and "Visa ending 4242" in html and "50.00" in html
-    r = await client.get(path)                                   # an API client still gets the text
-    assert r.status == 200 and r.headers["Content-Type"].startswith("text/plain")
+    status, text, headers = await open_page(client, c["receipt_url"], Accept="text/plain")
+    assert status == 200 and headers["Content-Type"].startswith("text/plain")       # an API client gets text
+    assert "Paid with: Visa ending 4242" in text and "Amount: 50.00 TRY" in text
 
 
 async def test_payment_attempts_from_one_address_are_limited(client, merchant):
@@ -291,10 +296,15 @@ def test_every_label_exists_in_every_locale_and_the_locale_is_picked_in_order():
     keys = set(i18n.EN)
     assert all(set(d) == keys for d in i18n.STRINGS.values())
     pick = i18n.pick_locale
-    assert pick(query="ar", preferred="tr", accept_language="en") == "ar"
-    assert pick(query="xx", preferred="tr", accept_language="ar") == "tr"
-    assert pick(query=None, preferred=None, accept_language="fr;q=1, tr;q=0.4, ar;q=0.8") == "ar"
-    assert pick(query=None, preferred=None, accept_language="de") == "en"
+    # Issue 22: the merchant's own choice first, then ?locale=, then Accept-Language, then the
+    # merchant's default (its market's language), English on a page without a merchant.
+    assert pick(explicit="tr", query="ar", accept_language="en") == "tr"
+    assert pick(explicit=None, query="ar", accept_language="en", country="TR") == "ar"
+    assert pick(explicit=None, query="xx", accept_language="ar", country="TR") == "ar"
+    assert pick(explicit=None, query=None, accept_language="fr;q=1, tr;q=0.4, ar;q=0.8") == "ar"
+    assert pick(explicit=None, query=None, accept_language="de") == "en"
+    assert pick(explicit=None, query=None, accept_language="de", country="TR") == "tr"
+    assert pick(explicit=None, query=None, accept_language=None, country="SA") == "ar"
 
 
 async def test_an_invoice_paid_twice_at_once_gives_the_second_charge_back(client, merchant):

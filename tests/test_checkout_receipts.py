@@ -89,13 +89,18 @@ async def test_one_receipt_per_successful_payment_none_for_a_declined_one(client
     tr = msgs["905551112233"]
     assert tr["path"] == "/v19.0/1055/messages" and tr["auth"] == "Bearer EAAG-test"
     text = tr["body"]["text"]["body"]
-    assert "Zeytin Shop" in text and "150,00 ₺" in text and f"https://pay.qafila.test/{by_phone}/receipt" in text
+    # Issue 22: each message links the one receipt_url (a token of its own), the one the API shows.
+    urls = {pid: (await call(client, "GET", f"{base}/{pid}", m.sk))[1]["receipt_url"]
+            for base, pid in (("/api/payments", by_phone), ("/api/payments", by_mail), ("/v1/payments", i["id"]))}
+    assert all(re.fullmatch(rf"https://pay\.qafila\.test/{pid}/receipt/[0-9A-Za-z]{{32}}", u) for pid, u in urls.items())
+    assert "Zeytin Shop" in text and "150,00 ₺" in text and urls[by_phone] in text
     ar = msgs["966501234567"]["body"]["text"]["body"]
-    assert "تم استلام" in ar and "٥٠٫٠٠" in ar and f"/{i['id']}/receipt" in ar
+    assert "تم استلام" in ar and "٥٠٫٠٠" in ar and urls[i["id"]] in ar
     rcpt, raw = smtp_sink.messages[0]
     mail = message_from_bytes(raw, policy=policy.default)
     assert rcpt == ["layla@example.com"] and "Zeytin Shop" in mail["Subject"]
-    assert "2.500 KWD" in mail.get_content() and f"/{by_mail}/receipt" in mail.get_content()
+    # An e-mail-only customer names no language: the merchant's default (a TR merchant: Turkish).
+    assert "2,500 KWD" in mail.get_content() and urls[by_mail] in mail.get_content()
     # Readable on the payment, REST and GraphQL alike.
     status, got = await call(client, "GET", f"/api/payments/{by_phone}", m.sk)
     assert got["receipt"] == {"channel": "messaging", "sent_to": "+90 555 111 2233", "status": "sent"}

@@ -131,3 +131,106 @@ def test_serve_with_several_workers_shares_the_port_and_the_rate_limit(tmp_path)
         proc.wait(30)                                 # the first process waits for the others
     with pytest.raises(OSError):                      # so none of them still listens
         socket.create_connection(("127.0.0.1", main_port), timeout=2).close()
+
+
+# ---------------------------------------------------------------- issue 22: URLs follow the ports served
+
+def test_urls_default_to_the_ports_served_and_the_public_url_wins(tmp_path):
+    e = {"QAFILA_VAR_DIR": str(tmp_path)}
+    s = load_settings(e, host="127.0.0.1", port=8100, crm_port=8101)
+    assert (s.public_url, s.pay_url, s.js_url, s.crm_public_url) == (
+        "http://127.0.0.1:8100", "http://127.0.0.1:8100/pay", "http://127.0.0.1:8100/js", "http://127.0.0.1:8101")
+    s = load_settings(e, host="0.0.0.0", port=9000, crm_port=9001)       # any address: reached on the loopback
+    assert (s.public_url, s.crm_public_url) == ("http://127.0.0.1:9000", "http://127.0.0.1:9001")
+    s = load_settings(e, host="::1", port=9000)
+    assert s.public_url == "http://[::1]:9000" and s.crm_public_url == "http://[::1]:8001"
+    s = load_settings({**e, "QAFILA_PUBLIC_URL": "https://api.shop.example"}, host="127.0.0.1", port=8100,
+                      crm_port=8101)
+    assert (s.public_url, s.pay_url, s.js_url, s.crm_public_url) == (
+        "https://api.shop.example", "https://api.shop.example/pay", "https://api.shop.example/js",
+        "https://api.shop.example:8101")
+    s = load_settings(e)                                                 # not serving (migrate, worker)
+    assert (s.public_url, s.crm_public_url) == ("http://127.0.0.1:8000", "http://127.0.0.1:8001")
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _serve_demo(env, port: int, crm_port: int):
+    """`qafila serve --demo` on those ports: the process and the demo's JSON line (its keys, its link)."""
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--demo", "--port", str(port),
+                             "--crm-port", str(crm_port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    deadline, lines = time.monotonic() + 60, []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line and proc.poll() is not None:
+            break
+        lines.append(line)
+        if line.startswith("{") and "payment_link" in line:
+            banner = [proc.stdout.readline() for _ in range(7)]
+            return proc, json.loads(line), "".join(banner)
+    proc.terminate()
+    raise AssertionError("qafila serve --demo printed no demo: " + "".join(lines)[-2000:])
+
+
+def _http(method: str, url: str, key: str | None = None, body: dict | None = None, accept: str | None = None):
+    import urllib.error
+    import urllib.request
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    if accept:
+        headers["Accept"] = accept
+    req = urllib.request.Request(url, method=method, headers=headers,
+                                 data=json.dumps(body).encode() if body is not None else None)
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_serve_on_other_ports_prints_and_emits_urls_on_those_ports(tmp_path):
+    port, crm_port = _free_port(), _free_port()
+    proc, demo, banner = _serve_demo(_env(tmp_path), port, crm_port)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        # The demo link and the banner: on the port served, and the link opens there.
+        assert demo["payment_link"].startswith(f"{base}/pay/lnk_"), demo
+        assert f"{base}/graphql" in banner and f"http://127.0.0.1:{crm_port}/api/" in banner, banner
+        status, html = _http("GET", demo["payment_link"])
+        assert status == 200 and "Demo: handmade rug" in html
+        # An intent's checkout_url, then its receipt_url once paid: on the port served, and they answer.
+        sk = demo["secret_key"]
+        status, body = _http("POST", f"{base}/v1/payments/intent", sk,
+                             {"amount": 2500, "currency": "TRY", "payment_method": "card"})
+        intent = json.loads(body)
+        assert status == 201 and intent["checkout_url"] == f"{base}/pay/{intent['id']}", body
+        status, body = _http("POST", f"{base}/v1/payments/{intent['id']}/confirm", sk,
+                             {"payment_method_id": "pm_card_visa"})
+        paid = json.loads(body)
+        assert status == 200 and paid["receipt_url"].startswith(f"{base}/pay/{intent['id']}/receipt/"), body
+        status, text = _http("GET", paid["receipt_url"], accept="text/plain")
+        assert status == 200 and intent["id"] in text
+        # The browser script and the CRM's OpenAPI servers name the ports served too.
+        status, js = _http("GET", f"{base}/js/v1/qafila.js")
+        assert status == 200 and f"{base}/pay" in js
+        status, doc = _http("GET", f"http://127.0.0.1:{crm_port}/openapi.json")
+        assert status == 200 and json.loads(doc)["servers"][0]["url"].startswith(f"http://127.0.0.1:{crm_port}")
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    # QAFILA_PUBLIC_URL set: it wins over the ports.
+    port, crm_port = _free_port(), _free_port()
+    proc, demo, banner = _serve_demo(_env(tmp_path, QAFILA_PUBLIC_URL="https://qafila.shop.example"), port, crm_port)
+    try:
+        assert demo["payment_link"].startswith("https://qafila.shop.example/pay/lnk_"), demo
+        assert "https://qafila.shop.example/graphql" in banner
+    finally:
+        proc.terminate()
+        proc.wait(30)

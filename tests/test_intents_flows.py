@@ -29,14 +29,18 @@ async def test_card_succeeds_and_moves_money_through_the_ledger(client, merchant
     c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_visa", return_url=RETURN_URL)
     assert c["status"] == "succeeded" and c["next_action"] is None
     assert c["succeeded_at"] == clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    assert c["receipt_url"] == f"http://api.qafila.test/v1/payments/{i['id']}/receipt"
+    # Issue 22: the receipt_url carries a random token of its own, not derivable from the id.
+    token = (await PaymentIntent.get(id=i["id"])).receipt_token
+    assert c["receipt_url"] == f"https://pay.qafila.test/{i['id']}/receipt/{token}" and len(token) == 32
     assert c["amount_received"] == 10000 and c["payment_method_id"] == "pm_card_visa"
     assert await _events(i["id"]) == ["payment.created", "payment.succeeded"]
     bal = await ledger.merchant_balance(merchant_id=merchant.id, livemode=False)
     assert bal == {"TRY": 10000 - 315}
-    r = await client.get(c["receipt_url"].replace("http://api.qafila.test", ""))
+    r = await client.get(c["receipt_url"].replace("https://pay.qafila.test", ""), headers={"Accept": "text/plain"})
     text = await r.text()
-    assert r.status == 200 and "Tutar: 100,00 ₺" in text     # a TR merchant's default locale is tr
+    assert r.status == 200 and "Tutar: 100,00 ₺" in text     # nobody named a language: the TR merchant's, tr
+    r = await client.get(f"/v1/payments/{i['id']}/receipt", headers={"Accept": "text/plain"})
+    assert r.status == 404                                   # the id alone opens no receipt
 
 
 async def test_decline_fails_the_intent_and_allows_another_card(client, merchant):

@@ -2,7 +2,9 @@
 tr, ar). Templates only ever print `t.<key>`; a key missing in a locale is a test failure."""
 from __future__ import annotations
 
-LOCALES = ("en", "tr", "ar")
+from services.payments import locales
+
+LOCALES = locales.LOCALES
 RTL = {"ar"}
 
 EN = {
@@ -159,23 +161,10 @@ def labels(locale: str) -> Labels:
     return Labels(STRINGS.get(locale, EN))
 
 
-def pick_locale(*, query: str | None, preferred: str | None, accept_language: str | None) -> str:
-    """`?locale=` first (the buyer's own choice), then the intent's or invoice's locale, then the
-    browser's Accept-Language (by quality), then English."""
-    if query in LOCALES:
-        return query
-    if preferred in LOCALES:
-        return preferred
-    best: list[tuple[float, int, str]] = []
-    for n, part in enumerate((accept_language or "").split(",")[:20]):
-        tag, _, params = part.strip().partition(";")
-        q = 1.0
-        if params.strip().startswith("q="):
-            try:
-                q = float(params.strip()[2:])
-            except ValueError:
-                q = 0.0
-        lang = tag.strip().lower().split("-")[0]
-        if lang in LOCALES and q > 0:
-            best.append((-q, n, lang))
-    return sorted(best)[0][2] if best else "en"
+def pick_locale(*, explicit: str | None, query: str | None, accept_language: str | None,
+                country: str | None = None) -> str:
+    """The merchant's choice (`explicit`: the intent's, link's or invoice's locale) first, then the
+    buyer's (`?locale=`, then Accept-Language by quality), then the default language of the
+    merchant's market (`country`); a page without a merchant (a 404) falls back to English."""
+    default = locales.merchant_default(country) if country else "en"
+    return locales.pick(explicit=explicit, query=query, accept_language=accept_language, default=default)

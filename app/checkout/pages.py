@@ -5,7 +5,9 @@
     POST {p}/{id}                 pay by card, or confirm crypto / cash on delivery (plain form POST)
     GET  {p}/{id}/authenticate    the 3-D Secure step (sandbox: approve or fail); POST completes it
     GET  {p}/{id}/result          where an intent lands after its challenge
-    GET  {p}/{id}/receipt         the HTML receipt of a paid payment or intent (no key)
+    GET  {p}/{id}/receipt/{token} the receipt of a paid payment or intent (its receipt_url: no key,
+                                  the token is the capability; `Accept: text/plain` gets text)
+    GET  {p}/{id}/receipt         404: the id alone opens no receipt
     GET  {p}/{id}/qr.png          the QR code of a crypto or QR intent
     GET  {p}/assets/{name}        the pages' CSS and script
     GET  {js}/v1/qafila.js        the browser script (QAFILA_JS_URL, default {public_url}/js)
@@ -44,6 +46,7 @@ TEMPLATES = _HERE / "templates" / "checkout"
 ASSETS = _HERE / "static" / "checkout"
 ASSET_TYPES = {"checkout.css": "text/css", "checkout.js": "text/javascript"}
 ID = r"{id:(?:lnk|pay|inv)_[0-9A-Za-z]{1,40}}"
+TOKEN = r"{token:[0-9A-Za-z]{16,64}}"          # a receipt token (app.logs writes `{token}` in its place)
 CSRF_MAX_AGE = 2 * 3600
 LANGUAGE_NAMES = (("en", "English"), ("tr", "Türkçe"), ("ar", "العربية"))
 SETTINGS = web.AppKey("checkout_settings", dict)
@@ -110,22 +113,30 @@ class CsrfRefused(Exception):
 class Page:
     """What every template of one request sees."""
 
-    def __init__(self, request: web.Request, *, preferred: str | None = None):
+    def __init__(self, request: web.Request, *, explicit: str | None = None, country: str | None = None):
+        """`explicit`: the merchant's choice (the intent's, link's or invoice's locale), which wins;
+        `country`: the merchant's, whose default language applies when nobody names one (a page
+        with no merchant, e.g. 404: English)."""
         self.request = request
         self.settings = request.app[SETTINGS]
         self.embed = request.query.get("embed") == "1"
+        self.fixed = explicit in i18n.LOCALES
         form_locale = None
         if request.method == "POST":
             form_locale = request.get("checkout_form", {}).get("locale")
-        self.lang = i18n.pick_locale(query=request.query.get("locale") or form_locale, preferred=preferred,
-                                     accept_language=request.headers.get("Accept-Language"))
+        self.lang = i18n.pick_locale(explicit=explicit, query=request.query.get("locale") or form_locale,
+                                     accept_language=request.headers.get("Accept-Language"), country=country)
         self.t = i18n.labels(self.lang)
+
+    @classmethod
+    def of(cls, request: web.Request, c: checkout.Checkout) -> Page:
+        return cls(request, explicit=c.locale, country=c.merchant_country)
 
     def base(self) -> dict:
         prefix = self.settings["pay_prefix"]
         return {"lang": self.lang, "dir": "rtl" if self.lang in i18n.RTL else "ltr", "t": self.t,
                 "embed": self.embed, "asset": lambda name: f"{prefix}/assets/{name}",
-                "languages": () if self.embed else LANGUAGE_NAMES, "merchant": None}
+                "languages": () if self.embed or self.fixed else LANGUAGE_NAMES, "merchant": None}
 
     def render(self, template: str, status: int = 200, **ctx) -> web.Response:
         html = _env.get_template(template).render({**self.base(), **ctx})
@@ -196,7 +207,7 @@ async def checkout_page(request: web.Request) -> web.Response:
     c = await _load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
-    page = Page(request, preferred=c.locale)
+    page = Page.of(request, c)
     if c.state == "requires_action":
         return await _challenge_page(request, page, c, c.challenge_token)
     panel = "panel_processing.html" if c.state == "processing" else "panel_pay.html"
@@ -243,7 +254,7 @@ async def _admit_post(request: web.Request):
     c = await _load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
-    page = Page(request, preferred=c.locale)
+    page = Page.of(request, c)
     try:
         nonce = check_csrf(cid, form.get("csrf"))
     except CsrfRefused:
@@ -330,7 +341,7 @@ async def authenticate_page(request: web.Request) -> web.Response:
     c = await _load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
-    return await _challenge_page(request, Page(request, preferred=c.locale), c, request.query.get("token"))
+    return await _challenge_page(request, Page.of(request, c), c, request.query.get("token"))
 
 
 async def authenticate_submit(request: web.Request) -> web.Response:
@@ -362,14 +373,14 @@ async def result_page(request: web.Request) -> web.Response:
         if g.reason == "paid":
             v = await receipts.view(cid)
             if v is not None:
-                page = Page(request, preferred=v.locale)
+                page = Page(request, explicit=v.locale, country=v.country)
                 return page.render("checkout.html", panel="panel_success.html", c=_Shown(v), merchant=v.merchant_name,
                                    amount_text=_amount(v.amount, v.currency, page.lang), items=[],
-                                   payment_id=v.payment_id, receipt_url=receipts.url_of(v.payment_id))
+                                   payment_id=v.payment_id, receipt_url=v.url)
         return _gone(page, g.reason)
     except NotFound:
         return _not_found(page)
-    page = Page(request, preferred=c.locale)
+    page = Page.of(request, c)
     if c.intent is not None and c.intent.status == "failed":
         return _panel(request, page, c, "panel_declined.html", status=402,
                       error=page.t.decline(c.intent.failure_code))
@@ -386,19 +397,29 @@ class _Shown:
 
 
 async def receipt_page(request: web.Request) -> web.Response:
-    cid = request.match_info["id"]
-    v = await receipts.view(cid)
-    page = Page(request, preferred=v.locale if v else None)
+    """A receipt_url: the receipt if the token is this payment's (else the same 404 as an unknown
+    id), in the merchant's or the buyer's language, dated in the merchant's time zone."""
+    v = await receipts.view_by_token(request.match_info["id"], request.match_info["token"])
     if v is None:
-        return _not_found(page)
-    t = page.t
-    if v.card_brand and v.card_last4:
-        method = t.fmt("card_ending", brand=v.card_brand.title(), last4=v.card_last4)
-    else:
-        method = t.get(f"method_{v.method}", v.method)
-    return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method,
+        return _not_found(Page(request))
+    page = Page(request, explicit=v.locale, country=v.country)
+    if _wants_text(request):
+        return web.Response(text=receipts.text_of(v, page.lang), content_type="text/plain", charset="utf-8",
+                            headers=security_headers(page.settings["settings"]))
+    return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=receipts.method_text(v, page.lang),
                        amount_text=_amount(v.amount, v.currency, page.lang), paid_iso=v.paid_at.isoformat(),
-                       paid_text=v.paid_at.strftime("%Y-%m-%d %H:%M UTC"))
+                       paid_text=v.paid_text(page.lang))
+
+
+def _wants_text(request: web.Request) -> bool:
+    """An API client asking for text/plain (a browser always names text/html)."""
+    accept = request.headers.get("Accept", "")
+    return "text/plain" in accept and "text/html" not in accept
+
+
+async def receipt_without_token(request: web.Request) -> web.Response:
+    """`{id}/receipt`: the id alone is no capability (ids travel in webhooks, logs, e-mails)."""
+    return _not_found(Page(request))
 
 
 async def qr_png(request: web.Request) -> web.Response:
@@ -448,7 +469,8 @@ def install(app: web.Application, settings) -> None:
     r.add_get(f"{pay}/{ID}/authenticate", authenticate_page, name="page:authenticate")
     r.add_post(f"{pay}/{ID}/authenticate", authenticate_submit, name="page:authenticate.submit")
     r.add_get(f"{pay}/{ID}/result", result_page, name="page:result")
-    r.add_get(f"{pay}/{ID}/receipt", receipt_page, name="page:receipt")
+    r.add_get(f"{pay}/{ID}/receipt/{TOKEN}", receipt_page, name="page:receipt")
+    r.add_get(f"{pay}/{ID}/receipt", receipt_without_token, name="page:receipt.no-token")
     r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
     if pay:       # under its own prefix, any other path is this service's 404 page
         r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")

@@ -61,7 +61,8 @@ class Checkout:
     description: str | None
     method: str = "card"         # card | crypto | cod | qr | tap_to_pay
     state: str = "open"          # open | requires_action | processing
-    locale: str | None = None    # the intent's or the invoice's locale
+    locale: str | None = None    # the merchant's choice: the intent's, link's or invoice's locale
+    merchant_country: str | None = None     # its market: the default language when nobody names one
     ask_contact: bool = False    # a link asks for an e-mail / phone for the receipt
     intent: PaymentIntent | None = None
     invoice: Invoice | None = None
@@ -88,9 +89,9 @@ def check_checkout_id(value: Any) -> str:
     return value
 
 
-async def _merchant_name(merchant_id: str) -> str:
+async def _merchant(merchant_id: str) -> dict:
     m = await Merchant.get(id=merchant_id)
-    return m.name or m.email
+    return {"merchant_name": m.name or m.email, "merchant_country": m.country}
 
 
 async def load(checkout_id: str) -> Checkout:
@@ -103,9 +104,9 @@ async def load(checkout_id: str) -> Checkout:
         if status != "active":
             raise Gone(status)
         return Checkout(id=cid, kind="link", merchant_id=link.merchant_id,
-                        merchant_name=await _merchant_name(link.merchant_id), livemode=link.livemode,
+                        **await _merchant(link.merchant_id), livemode=link.livemode,
                         amount=link.amount, currency=link.currency, description=link.description,
-                        ask_contact=True, link=link)
+                        locale=link.locale, ask_contact=True, link=link)
     if cid.startswith("inv_"):
         inv = await Invoice.get_or_none(id=cid)
         if inv is None:
@@ -113,7 +114,7 @@ async def load(checkout_id: str) -> Checkout:
         if inv.status == "paid":
             raise Gone("paid")
         return Checkout(id=cid, kind="invoice", merchant_id=inv.merchant_id,
-                        merchant_name=await _merchant_name(inv.merchant_id), livemode=inv.livemode,
+                        **await _merchant(inv.merchant_id), livemode=inv.livemode,
                         amount=inv.total, currency=inv.currency, description=f"{inv.number}", locale=inv.locale,
                         invoice=inv, items=list(inv.items or []))
     intent = await PaymentIntent.get_or_none(id=cid)
@@ -125,7 +126,7 @@ async def load(checkout_id: str) -> Checkout:
         raise Gone("expired")
     state = {"requires_action": "requires_action", "processing": "processing"}.get(intent.status, "open")
     return Checkout(id=cid, kind="intent", merchant_id=intent.merchant_id,
-                    merchant_name=await _merchant_name(intent.merchant_id), livemode=intent.livemode,
+                    **await _merchant(intent.merchant_id), livemode=intent.livemode,
                     amount=intent.amount, currency=intent.currency, description=intent.description,
                     method=intent.payment_method, state=state, locale=intent.locale, intent=intent)
 
@@ -141,8 +142,8 @@ class Outcome:
     challenge_token: str | None = None
 
 
-def _succeeded(payment_id: str) -> Outcome:
-    return Outcome("succeeded", payment_id=payment_id, receipt_url=receipts.url_of(payment_id))
+def _succeeded(payment_id: str, receipt_token: str | None) -> Outcome:
+    return Outcome("succeeded", payment_id=payment_id, receipt_url=receipts.url_of(payment_id, receipt_token))
 
 
 # ---------------------------------------------------------------- input
@@ -231,7 +232,7 @@ async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale
             await payments.refund_payment(principal=c.principal, payment_id=p.id,
                                           data={"reason": f"duplicate: invoice {c.invoice.id} was already paid"})
             raise Gone("paid") from None
-    return _succeeded(p.id)
+    return _succeeded(p.id, p.receipt_token)
 
 
 async def _pay_intent(c: Checkout, card: cards.Card, form: dict[str, str]) -> Outcome:
@@ -248,7 +249,7 @@ async def _pay_intent(c: Checkout, card: cards.Card, form: dict[str, str]) -> Ou
 
 def _intent_outcome(i: PaymentIntent) -> Outcome:
     if i.status == "succeeded":
-        return _succeeded(i.id)
+        return _succeeded(i.id, i.receipt_token)
     if i.status == "requires_action":
         c = Checkout(id=i.id, kind="intent", merchant_id=i.merchant_id, merchant_name="", livemode=i.livemode,
                      amount=i.amount, currency=i.currency, description=None, intent=i)

@@ -48,7 +48,6 @@ CARD_LIKE = ("card", "qr", "tap_to_pay")
 EXPIRY = timedelta(hours=1)
 MAX_SPLITS = 10
 EXPIRY_BATCH = 500
-DEFAULT_LOCALE = {"TR": "tr", "SA": "ar", "AE": "ar", "KW": "ar", "QA": "ar", "EG": "ar", "IQ": "ar"}
 _MER_ID = re.compile(r"mer_[0-9A-Za-z]{1,40}")
 _COUNTRY = re.compile(r"[A-Z]{2}")
 SPLIT_CLEARING = "split_clearing"     # ledger account between a payer's and a receiver's transactions
@@ -92,8 +91,9 @@ def challenge_url_of(intent: PaymentIntent) -> str:
     return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/3ds?{urlencode({'token': token})}"
 
 
-def receipt_url_of(intent: PaymentIntent) -> str:
-    return f"{runtime().config.public_url.rstrip('/')}/v1/payments/{intent.id}/receipt"
+def receipt_url_of(intent: PaymentIntent) -> str | None:
+    """The one receipt_url of a paid intent (services.receipts: its own random token, not the id)."""
+    return receipts.url_of(intent.id, intent.receipt_token)
 
 
 def intent_object(intent: PaymentIntent) -> dict[str, Any]:
@@ -113,7 +113,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         "created_at": iso(intent.created_at), "expires_at": iso(intent.expires_at),
         "succeeded_at": iso(intent.succeeded_at), "canceled_at": iso(intent.canceled_at),
         "cancellation_reason": intent.cancellation_reason, "livemode": intent.livemode,
-        "next_action": intent.next_action, "receipt_url": intent.receipt_url,
+        "next_action": intent.next_action, "receipt_url": receipt_url_of(intent),
         "failure_code": intent.failure_code, "failure_message": intent.failure_message,
         "split": intent.split or [],
     }
@@ -344,7 +344,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         id=new_id("pay"), merchant_id=principal.merchant_id, livemode=principal.livemode,
         status="requires_payment_method", amount=amount, currency=currency, payment_method=method,
         customer_id=customer_id, order_id=order_id, description=description, statement_descriptor=descriptor,
-        metadata=metadata, locale=locale or DEFAULT_LOCALE.get(market, "en"), fee_amount=fee.amount,
+        metadata=metadata, locale=locale, fee_amount=fee.amount,
         fee_rate=f"{fee.rate:f}", fee_processing=fee.processing, fee_conversion=fee.currency_conversion,
         fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
         crypto=crypto_data, cod_address=cod_address,
@@ -509,7 +509,8 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
 
 def _success_changes(intent: PaymentIntent, now: datetime, market: str) -> dict:
     return {"status": "succeeded", "amount_received": intent.amount, "succeeded_at": now,
-            "settlement_date": settlement.settlement_date(market, now), "receipt_url": receipt_url_of(intent),
+            "settlement_date": settlement.settlement_date(market, now),
+            "receipt_token": intent.receipt_token or receipts.new_token(),      # receipt_url's own secret
             "next_action": None, "failure_code": None, "failure_message": None}
 
 
@@ -812,7 +813,7 @@ async def _cod_in_transit(principal: Principal, intent_id: str) -> PaymentIntent
     return intent
 
 
-# ---------------------------------------------------------------- public images and receipts
+# ---------------------------------------------------------------- public images
 
 async def qr_image(*, intent_id: str) -> bytes:
     """The QR code of a crypto deposit (payment URI) or of a QR payment (its checkout page).
@@ -824,16 +825,3 @@ async def qr_image(*, intent_id: str) -> bytes:
         c = intent.crypto
         return crypto.qr_png(crypto.payment_uri(c["network"], c["address"], c["amount_crypto"]))
     return crypto.qr_png(checkout_url_of(intent))
-
-
-async def receipt_text(*, intent_id: str) -> str:
-    """A plain-text receipt in the intent's locale with amounts formatted for its currency."""
-    intent = await PaymentIntent.get_or_none(id=intent_id)
-    if intent is None or intent.status != "succeeded":
-        raise NotFound("No receipt for this id")
-    merchant = await Merchant.get(id=intent.merchant_id)
-    fmt = lambda a: pricing.format_localized(a, intent.currency, intent.locale)  # noqa: E731
-    labels = {"en": ("Receipt", "Amount", "Paid at", "Payment"), "tr": ("Makbuz", "Tutar", "Ödeme zamanı", "Ödeme"),
-              "ar": ("إيصال", "المبلغ", "وقت الدفع", "الدفعة")}[intent.locale]
-    return (f"{labels[0]} — {merchant.name or merchant.id}\n{labels[3]}: {intent.id}\n"
-            f"{labels[1]}: {fmt(intent.amount)}\n{labels[2]}: {iso(intent.succeeded_at)}\n")

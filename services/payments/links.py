@@ -20,6 +20,7 @@ from services.errors import InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
 from services.money.currencies import check_amount, check_currency
+from services.payments import locales
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.validation import Fields, check_datetime
@@ -68,6 +69,7 @@ async def create_link(*, principal: Principal, data: dict) -> PaymentLink:
     currency = check_currency(f._get("currency", True))
     amount = check_amount(f._get("amount", True), currency)
     description = f.str("description", max_len=500)
+    locale = f.enum("locale", locales.LOCALES)       # the pages' language; none: the buyer's
     metadata = f.metadata() or {}
     now = runtime().clock.now()
     expires_at = None
@@ -83,7 +85,7 @@ async def create_link(*, principal: Principal, data: dict) -> PaymentLink:
     f.reject_unknown(also=("idempotency_key", "expires_at"))
     return await PaymentLink.create(id=new_id("lnk"), merchant_id=principal.merchant_id,
                                     livemode=principal.livemode, status="active", amount=amount,
-                                    currency=currency, description=description, metadata=metadata,
+                                    currency=currency, description=description, metadata=metadata, locale=locale,
                                     expires_at=expires_at, created_at=now, updated_at=now)
 
 

@@ -250,7 +250,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
                 client_address=client_address, description=req.description, metadata=req.metadata,
-                payment_link=req.payment_link, created_at=now, updated_at=now)
+                payment_link=req.payment_link, receipt_token=receipts.new_token(), created_at=now, updated_at=now)
     attempts: list[PaymentAttempt] = []
     if assessment.declined:
         p.status, p.decline_code = "failed", "risk_declined"
@@ -306,7 +306,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                             legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
         # The receipt's outbox row: sent after the commit by the receipts worker (services.receipts).
         receipt = receipts.build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
-                                 source="payment", customer=customer, locale=req.receipt_locale)
+                                 source="payment", customer=customer, locale=req.receipt_locale, market=market)
         if receipt is not None:
             rows.append(receipt)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")

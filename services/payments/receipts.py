@@ -3,12 +3,15 @@ written in the same transaction (the outbox); after the commit a worker sends it
 messaging platform when the customer has a phone number, else by e-mail -- with retries. The
 payment never waits for, or fails because of, the messaging platform or the mail server.
 
-`receipt_url` (`{pay_url}/{pay_id}/receipt`) opens the HTML receipt without a key: the payment
-id (24 random base62 characters) is the capability, as for the QR image of an intent.
+`receipt_url` (`{pay_url}/{pay_id}/receipt/{receipt_token}`) opens the receipt without a key. The
+token is random and stored with the payment or intent (`receipt_token`), so knowing a payment id
+(it travels in webhooks, logs, e-mails and support tickets) opens nothing; it is compared in
+constant time. The same URL is on the API objects, the webhooks, the success page and the message.
 """
 from __future__ import annotations
 
 import asyncio
+import hmac
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -20,8 +23,10 @@ from models.core import Merchant
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
 from models.receipts import Receipt
-from services.payments import pricing
-from services.ids import new_id
+from models.links import PaymentLink
+from services.money import markets
+from services.payments import locales, pricing
+from services.ids import new_id, random_token
 from services.infra import leases
 from services.infra.runtime import runtime
 
@@ -33,6 +38,7 @@ CLAIM_BATCH = 20
 LEASE = timedelta(seconds=60)
 SEND_TIMEOUT = 10.0
 LOCALES = pricing.LOCALES
+TOKEN_LENGTH = 32                                       # 62^32: about 190 random bits
 _AR_PHONE = ("+966", "+971", "+965", "+974", "+20", "+964", "+973", "+968", "+962")
 PAID = ("succeeded", "captured", "refunded")            # payments a receipt exists for
 
@@ -44,13 +50,29 @@ class ReceiptState:
     status: str
 
 
-def url_of(payment_id: str) -> str:
-    return f"{runtime().config.pay_url.rstrip('/')}/{payment_id}/receipt"
+def new_token() -> str:
+    """A receipt token, stored with the payment or intent it opens."""
+    return random_token(TOKEN_LENGTH)
 
 
-def locale_for(customer: Customer | None, given: str | None = None) -> str:
-    """The buyer's language: the checkout page's, else the customer's `locale` metadata, else
-    the phone's country (+90 Turkish, Arab countries Arabic), else English."""
+def url_of(payment_id: str, token: str | None) -> str | None:
+    """The one receipt_url of a payment or intent (None without a token: not paid)."""
+    if not token:
+        return None
+    return f"{runtime().config.pay_url.rstrip('/')}/{payment_id}/receipt/{token}"
+
+
+def token_matches(stored: str | None, given: str | None) -> bool:
+    """Constant time: the comparison tells nothing about how much of a guess was right."""
+    if not stored or not isinstance(given, str):
+        return False
+    return hmac.compare_digest(stored.encode(), given.encode())
+
+
+def locale_for(customer: Customer | None, given: str | None = None, fallback: str = "en") -> str:
+    """The buyer's language: the merchant's or the checkout page's (`given`), else the customer's
+    `locale` metadata, else the phone's country (+90 Turkish, Arab countries Arabic), else
+    `fallback` (the merchant's default language)."""
     if given in LOCALES:
         return given
     if customer is not None:
@@ -62,7 +84,7 @@ def locale_for(customer: Customer | None, given: str | None = None) -> str:
             return "tr"
         if phone.startswith(_AR_PHONE):
             return "ar"
-    return "en"
+    return fallback if fallback in LOCALES else "en"
 
 
 def messaging_configured() -> bool:
@@ -71,7 +93,7 @@ def messaging_configured() -> bool:
 
 
 def build(*, merchant_id: str, livemode: bool, payment_id: str, source: str, customer: Customer | None,
-          locale: str | None = None) -> Receipt | None:
+          locale: str | None = None, market: str | None = None) -> Receipt | None:
     """The outbox row for the caller to write in the transaction of the success; None when the
     customer has no phone number or e-mail address. Phone -> messaging; e-mail only -> e-mail
     (also when messaging is not configured and the customer has both)."""
@@ -86,7 +108,8 @@ def build(*, merchant_id: str, livemode: bool, payment_id: str, source: str, cus
         return None
     now = runtime().clock.now()
     return new(Receipt, id=new_id("rcp"), merchant_id=merchant_id, livemode=livemode, payment_id=payment_id,
-                   source=source, channel=channel, sent_to=to[:254], locale=locale_for(customer, locale),
+                   source=source, channel=channel, sent_to=to[:254],
+                   locale=locale_for(customer, locale, locales.merchant_default(market)),
                    status="pending", attempts=0, next_attempt_at=now, created_at=now, updated_at=now)
 
 
@@ -97,7 +120,8 @@ async def enqueue_intent(intent: PaymentIntent) -> Receipt | None:
     customer = await Customer.get_or_none(id=intent.customer_id, merchant_id=intent.merchant_id,
                                           livemode=intent.livemode)
     row = build(merchant_id=intent.merchant_id, livemode=intent.livemode, payment_id=intent.id, source="intent",
-                customer=customer, locale=intent.locale if intent.locale in LOCALES else None)
+                customer=customer, locale=intent.locale if intent.locale in LOCALES else None,
+                market=await markets.cached_market_of(intent.merchant_id))
     if row is not None and not await Receipt.filter(payment_id=intent.id).exists():
         await row.save(force_create=True)
         return row
@@ -110,7 +134,7 @@ async def enqueue_payment(p: Payment, locale: str | None = None) -> Receipt | No
         return None
     customer = await Customer.get_or_none(id=p.customer_id)
     row = build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id, source="payment",
-                customer=customer, locale=locale)
+                customer=customer, locale=locale, market=await markets.cached_market_of(p.merchant_id))
     if row is not None:
         await row.save(force_create=True)
     return row
@@ -143,8 +167,21 @@ class ReceiptView:
     paid_at: datetime
     status: str
     description: str | None
-    locale: str | None           # the intent's locale; None for /api payments
+    locale: str | None           # the merchant's choice: the intent's or the payment link's `locale`
     livemode: bool
+    token: str | None = None     # receipt_token
+    country: str | None = None   # the merchant's (its market: the default language, the time zone)
+
+    @property
+    def url(self) -> str | None:
+        return url_of(self.payment_id, self.token)
+
+    @property
+    def default_locale(self) -> str:
+        return locales.merchant_default(self.country)
+
+    def paid_text(self, locale: str) -> str:
+        return locales.format_when(self.paid_at, locale, self.country)
 
 
 async def view(payment_id: str) -> ReceiptView | None:
@@ -154,10 +191,18 @@ async def view(payment_id: str) -> ReceiptView | None:
     return (await views([payment_id])).get(payment_id)
 
 
+async def view_by_token(payment_id: str, token: str | None) -> ReceiptView | None:
+    """The receipt behind a receipt_url, or None: unknown, not paid, or not its token."""
+    v = await view(payment_id)
+    if v is None or not token_matches(v.token, token):
+        return None
+    return v
+
+
 _PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", "currency", "card_brand", "card_last4",
-                    "captured_at", "created_at", "description", "livemode")
+                    "captured_at", "created_at", "description", "livemode", "payment_link", "receipt_token")
 _INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "currency", "payment_method", "payment_method_ref",
-                   "succeeded_at", "created_at", "description", "locale", "livemode")
+                   "succeeded_at", "created_at", "description", "locale", "livemode", "receipt_token")
 
 
 async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
@@ -175,27 +220,33 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
     pays = [p for p in pays if p["status"] in PAID]
     intents = [i for i in intents if i["status"] in ("succeeded", "refunded")]
     merchant_ids = list({r["merchant_id"] for r in (*pays, *intents)})
-    merchants = {m["id"]: m["name"] or m["email"] for m in await Merchant.filter(id__in=merchant_ids)
-                 .values("id", "name", "email")} if merchant_ids else {}
+    merchants = {m["id"]: m for m in await Merchant.filter(id__in=merchant_ids)
+                 .values("id", "name", "email", "country")} if merchant_ids else {}
+    link_ids = list({p["payment_link"] for p in pays if p["payment_link"]})
+    link_locales = dict(await PaymentLink.filter(id__in=link_ids).values_list("id", "locale")) if link_ids else {}
     refs = list({i["payment_method_ref"] for i in intents
                  if i["payment_method_ref"] and i["payment_method_ref"] not in TEST_METHODS})
     methods = {pm.id: pm for pm in await PaymentMethod.filter(id__in=refs)} if refs else {}
     out: dict[str, ReceiptView] = {}
     for p in pays:
-        out[p["id"]] = ReceiptView(p["id"], merchants[p["merchant_id"]], p["amount_captured"] or p["amount"],
+        m = merchants[p["merchant_id"]]
+        out[p["id"]] = ReceiptView(p["id"], m["name"] or m["email"], p["amount_captured"] or p["amount"],
                                    p["currency"], "card", p["card_brand"], p["card_last4"],
-                                   p["captured_at"] or p["created_at"], p["status"], p["description"], None,
-                                   p["livemode"])
+                                   p["captured_at"] or p["created_at"], p["status"], p["description"],
+                                   link_locales.get(p["payment_link"]), p["livemode"], p["receipt_token"],
+                                   m["country"])
     for i in intents:
+        m = merchants[i["merchant_id"]]
         brand = last4 = None
         ref = i["payment_method_ref"]
         if ref:
             pm = _test_method(ref) if ref in TEST_METHODS else methods.get(ref)
             if pm is not None:
                 brand, last4 = pm.brand, pm.last4
-        out[i["id"]] = ReceiptView(i["id"], merchants[i["merchant_id"]], i["amount"], i["currency"],
+        out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount"], i["currency"],
                                    i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
-                                   i["status"], i["description"], i["locale"], i["livemode"])
+                                   i["status"], i["description"], i["locale"], i["livemode"], i["receipt_token"],
+                                   m["country"])
     return out
 
 
@@ -209,11 +260,43 @@ TEXTS = {
 }
 
 
+# The plain-text receipt (receipt_url asked for text/plain): title, payment, amount, date, paid with.
+TEXT_LABELS = {
+    "en": ("Receipt", "Payment", "Amount", "Paid at", "Paid with", "{brand} ending {last4}"),
+    "tr": ("Makbuz", "Ödeme", "Tutar", "Ödeme zamanı", "Ödeme yöntemi", "Sonu {last4} olan {brand}"),
+    "ar": ("إيصال", "الدفعة", "المبلغ", "وقت الدفع", "طريقة الدفع", "{brand} المنتهية بـ {last4}"),
+}
+METHOD_NAMES = {
+    "en": {"card": "Card", "crypto": "Crypto", "cod": "Cash on delivery", "qr": "QR", "tap_to_pay": "Tap to pay",
+           "bank_transfer": "Bank transfer"},
+    "tr": {"card": "Kart", "crypto": "Kripto", "cod": "Kapıda ödeme", "qr": "QR", "tap_to_pay": "Temassız",
+           "bank_transfer": "Havale"},
+    "ar": {"card": "بطاقة", "crypto": "عملة رقمية", "cod": "الدفع عند الاستلام", "qr": "رمز QR",
+           "tap_to_pay": "الدفع باللمس", "bank_transfer": "تحويل مصرفي"},
+}
+
+
+def method_text(v: ReceiptView, locale: str) -> str:
+    """What paid: the card's brand and last four digits, else the method's name."""
+    locale = locale if locale in LOCALES else "en"
+    if v.card_brand and v.card_last4:
+        return TEXT_LABELS[locale][5].format(brand=v.card_brand.title(), last4=v.card_last4)
+    return METHOD_NAMES[locale].get(v.method, v.method)
+
+
+def text_of(v: ReceiptView, locale: str) -> str:
+    locale = locale if locale in LOCALES else "en"
+    title, payment, amount, paid_at, paid_with, _ = TEXT_LABELS[locale]
+    return (f"{title} — {v.merchant_name}\n{payment}: {v.payment_id}\n"
+            f"{amount}: {pricing.format_localized(v.amount, v.currency, locale)}\n"
+            f"{paid_at}: {v.paid_text(locale)}\n{paid_with}: {method_text(v, locale)}\n")
+
+
 def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
     t = TEXTS.get(locale, TEXTS["en"])
     merchant = v.merchant_name or t["fallback_merchant"]
     amount = pricing.format_localized(v.amount, v.currency, locale)
-    body = t["body"].format(merchant=merchant, amount=amount, payment=v.payment_id, url=url_of(v.payment_id))
+    body = t["body"].format(merchant=merchant, amount=amount, payment=v.payment_id, url=v.url)
     return t["subject"].format(merchant=merchant), body
 
 

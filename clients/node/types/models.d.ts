@@ -232,7 +232,7 @@ export interface PaymentIntent {
   description: string | null;
   statement_descriptor: string | null;
   metadata: Record<string, unknown>;
-  locale: "ar" | "en" | "tr";
+  locale: "ar" | "en" | "tr" | null;
   created_at: string;
   expires_at: string;
   succeeded_at: string | null;
@@ -305,6 +305,7 @@ export interface PaymentLink {
   amount: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
   description: string | null;
+  locale: "ar" | "en" | "tr" | null;
   expires_at: string | null;
   metadata: Record<string, unknown>;
   payments_count: number;
@@ -318,6 +319,7 @@ export interface PaymentLinkCreateParams {
   amount: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
   description?: string;
+  locale?: "ar" | "en" | "tr";
   expires_at?: string | number;
   metadata?: Record<string, unknown>;
 }

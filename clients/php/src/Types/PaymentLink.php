@@ -26,6 +26,8 @@ final class PaymentLink extends Resource
     /** @var string|null */
     public ?string $description = null;
     /** @var string|null */
+    public ?string $locale = null;
+    /** @var string|null */
     public ?string $expires_at = null;
     /** @var array<string, mixed>|null */
     public ?array $metadata = null;

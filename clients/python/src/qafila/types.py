@@ -212,6 +212,7 @@ PaymentLinkCreateParams = TypedDict("PaymentLinkCreateParams", {
     "amount": int,
     "currency": str,
     "description": str,
+    "locale": str,
     "expires_at": Union[int, str],
     "metadata": Dict[str, Any],
 }, total=False)
@@ -505,6 +506,7 @@ class PaymentLink(Model):
     amount: Optional[int] = None
     currency: Optional[str] = None
     description: Optional[str] = None
+    locale: Optional[str] = None
     expires_at: Optional[str] = None
     metadata: Optional[Dict[str, Any]] = None
     payments_count: Optional[int] = None
