@@ -101,6 +101,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
     obj: dict[str, Any] = {
         "id": intent.id, "object": "payment_intent", "status": intent.status, "amount": intent.amount,
         "currency": intent.currency, "amount_received": intent.amount_received,
+        "amount_refunded": intent.amount_refunded,
         "payment_method": intent.payment_method, "payment_method_id": intent.payment_method_ref,
         "checkout_url": checkout_url_of(intent), "client_secret": client_secret_of(intent),
         "fee": {"amount": intent.fee_amount, "currency": intent.currency, "rate": intent.fee_rate,
