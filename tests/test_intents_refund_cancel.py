@@ -261,3 +261,184 @@ async def test_concurrent_full_refunds_refund_once(client, merchant):
         assert statuses == [200, 400, 400]
     assert (await PaymentIntent.get(id=i["id"])).amount_refunded == 10000
     assert len(await _refund_lines(merchant.id, i["id"])) == 1
+
+
+# ---------------------------------------------------------------- cancel over HTTP
+
+async def test_cancel_an_unpaid_intent_with_a_reason(client, merchant):
+    i = await create(client, merchant.sk)
+    c = await cancel(client, merchant.sk, i["id"])
+    assert c["status"] == "canceled" and c["cancellation_reason"] == "requested_by_customer"
+    assert c["canceled_at"] is not None and c["amount_refunded"] == 0
+    for reason in ("duplicate", "fraudulent", "abandoned"):
+        j = await create(client, merchant.sk)
+        got = await cancel(client, merchant.sk, j["id"], {"cancellation_reason": reason})
+        assert (got["status"], got["cancellation_reason"]) == ("canceled", reason)
+        assert (await get(client, merchant.sk, j["id"]))["cancellation_reason"] == reason
+    k = await create(client, merchant.sk)
+    e = await cancel(client, merchant.sk, k["id"], {"cancellation_reason": "bored"}, expect=400)
+    assert e["error"]["param"] == "cancellation_reason" and "requested_by_customer" in e["error"]["message"]
+    assert (await get(client, merchant.sk, k["id"]))["status"] == "requires_payment_method"
+
+
+async def test_cancel_refuses_paid_and_canceled_intents(client, merchant):
+    p = await paid(client, merchant.sk)
+    e = await cancel(client, merchant.sk, p["id"], expect=400)
+    assert e["error"]["code"] == "invalid_state"
+    assert e["error"]["message"] == "A payment intent with status succeeded cannot be canceled"
+    assert (await get(client, merchant.sk, p["id"]))["status"] == "succeeded"
+    i = await create(client, merchant.sk)
+    await cancel(client, merchant.sk, i["id"])
+    e = await cancel(client, merchant.sk, i["id"], expect=400)
+    assert e["error"]["message"] == "A payment intent with status canceled cannot be canceled"
+    e = await refund(client, merchant.sk, i["id"], expect=400)
+    assert e["error"]["code"] == "invalid_state"
+
+
+async def test_cancel_is_idempotent_with_a_key(client, merchant):
+    i = await create(client, merchant.sk)
+    key = {"X-Idempotency-Key": "cancel-1"}
+    first = await cancel(client, merchant.sk, i["id"], {"cancellation_reason": "duplicate"}, headers=key)
+    again = await cancel(client, merchant.sk, i["id"], {"cancellation_reason": "duplicate"}, headers=key)
+    assert first == again and again["status"] == "canceled"         # the first outcome, not "already canceled"
+    e = await cancel(client, merchant.sk, i["id"], {"cancellation_reason": "fraudulent"}, headers=key, expect=409)
+    assert e["error"]["code"] == "idempotency_conflict"
+    e = await cancel(client, merchant.sk, i["id"], expect=400)        # without a key: a clear 400
+    assert e["error"]["code"] == "invalid_state"
+
+
+# ---------------------------------------------------------------- expiry
+
+async def _advance_to(client, key, when: str) -> dict:
+    status, c = await call(client, "POST", "/api/test-helpers/advance-clock", key, {"to": when})
+    assert status == 200, c
+    return c
+
+
+def _iso(when: datetime) -> str:
+    return when.isoformat().replace("+00:00", "Z")
+
+
+def _dt(value: str) -> datetime:
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+async def test_expiry_on_the_merchants_test_clock(client, merchant):
+    i = await create(client, merchant.sk)
+    p = await paid(client, merchant.sk)
+    expires = _dt(i["expires_at"])
+    assert expires - _dt(i["created_at"]) == timedelta(hours=1)
+
+    c = await _advance_to(client, merchant.sk, _iso(expires - timedelta(seconds=1)))
+    assert not [r for r in c["ran"] if r["kind"] == "intent.expire"]
+    assert (await get(client, merchant.sk, i["id"]))["status"] == "requires_payment_method"
+
+    c = await _advance_to(client, merchant.sk, _iso(expires + timedelta(minutes=5)))
+
+    ran = [r for r in c["ran"] if r["kind"] == "intent.expire"]
+    assert [r["id"] for r in ran] == [i["id"]] and _dt(ran[0]["at"]) == expires
+    got = await get(client, merchant.sk, i["id"])
+    assert (got["status"], got["cancellation_reason"]) == ("canceled", "expired")
+    assert _dt(got["canceled_at"]) == expires                      # canceled when it fell due
+    assert (await get(client, merchant.sk, p["id"]))["status"] == "succeeded"
+    e = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_visa", expect=400)
+    assert e["error"]["code"] == "invalid_state"
+    assert await _events(i["id"]) == ["payment.created"]            # card intents: no event for a cancel
+
+
+async def test_an_intent_made_after_an_advance_lives_on_the_test_clock(client, merchant, clock):
+    from app.workers.scheduler import step_once
+
+    c = await _advance_to(client, merchant.sk, _iso(clock.now() + timedelta(days=3)))
+    i = await create(client, merchant.sk)
+    assert _dt(i["created_at"]) == _dt(c["now"])                    # dated on the merchant's clock
+    assert _dt(i["expires_at"]) == _dt(c["now"]) + timedelta(hours=1)
+    await step_once(clock.now())                                     # the worker's pass: nothing due yet
+    assert (await get(client, merchant.sk, i["id"]))["status"] == "requires_payment_method"
+    c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_visa")
+    assert _dt(c["succeeded_at"]) == _dt(i["created_at"])
+    j = await create(client, merchant.sk)
+    clock.advance(minutes=61)                                        # real time passes the expiry
+    await step_once(clock.now())                                     # the worker, on the test clock
+    got = await get(client, merchant.sk, j["id"])
+    assert (got["status"], got["cancellation_reason"]) == ("canceled", "expired")
+    assert _dt(got["canceled_at"]) == _dt(j["expires_at"])
+
+
+async def test_reads_never_show_an_expired_intent_as_payable(client, merchant, clock):
+    """No worker runs here: retrieve, list and GraphQL cancel what is past expires_at on the spot."""
+    a = await create(client, merchant.sk)
+    clock.advance(seconds=1)
+    b = await create(client, merchant.sk, payment_method="crypto", crypto_asset="USDT", crypto_network="trc20")
+    clock.advance(hours=1)
+    got = await get(client, merchant.sk, a["id"])
+    assert (got["status"], got["cancellation_reason"]) == ("canceled", "expired")
+    r = await client.get("/v1/payments", headers=bearer(merchant.sk))
+    listed = {x["id"]: x for x in (await r.json())["data"]}
+    assert (listed[b["id"]]["status"], listed[b["id"]]["cancellation_reason"]) == ("canceled", "expired")
+    assert sorted(await Event.filter(object_id=b["id"]).values_list("type", flat=True)) == [
+        "crypto.expired", "payment.created"]
+    status, body = await gql(client, ONE, {"id": b["id"]}, merchant.sk)
+    assert body["data"]["paymentIntent"]["status"] == "canceled"
+
+
+# ---------------------------------------------------------------- GraphQL twins
+
+REFUND = """mutation($input: PaymentIntentRefundInput!) { paymentIntentRefund(input: $input) {
+  paymentIntent { id status amountReceived amountRefunded }
+  refund { id amount currency reason status createdAt }
+  userErrors { code message field } } }"""
+CANCEL = """mutation($input: PaymentIntentCancelInput!) { paymentIntentCancel(input: $input) {
+  paymentIntent { id status cancellationReason canceledAt amountRefunded } userErrors { code message field } } }"""
+ONE = """query($id: ID!) { paymentIntent(id: $id) { id status amountRefunded cancellationReason } }"""
+
+
+async def _gql_refund(client, key, **input_):
+    status, body = await gql(client, REFUND, {"input": input_}, key)
+    assert status == 200 and "errors" not in body, body
+    return body["data"]["paymentIntentRefund"]
+
+
+async def test_graphql_refund_partial_then_full(client, merchant):
+    i = await paid(client, merchant.sk, currency="KWD", amount=12345)
+    out = await _gql_refund(client, merchant.sk, id=i["id"], amount=345, reason="late")
+    assert out["userErrors"] == [] and out["paymentIntent"] == {
+        "id": i["id"], "status": "succeeded", "amountReceived": 12345, "amountRefunded": 345}
+    assert out["refund"]["amount"] == 345 and out["refund"]["currency"] == "KWD" and out["refund"]["reason"] == "late"
+    rest = await _gql_refund(client, merchant.sk, id=i["id"], idempotencyKey="g-1")
+    assert rest["paymentIntent"]["status"] == "refunded" and rest["refund"]["amount"] == 12000
+    again = await _gql_refund(client, merchant.sk, id=i["id"], idempotencyKey="g-1")
+    assert again["refund"]["id"] == rest["refund"]["id"]
+    status, body = await gql(client, ONE, {"id": i["id"]}, merchant.sk)
+    assert body["data"]["paymentIntent"]["amountRefunded"] == 12345
+    assert len(await _refund_lines(merchant.id, i["id"])) == 2
+
+
+async def test_graphql_refund_errors_match_rest(client, merchant):
+    unpaid = await create(client, merchant.sk)
+    i = await paid(client, merchant.sk)
+    cases = [({"id": unpaid["id"]}, {}), ({"id": i["id"], "amount": 10001}, {"amount": 10001}),
+             ({"id": i["id"], "amount": 0}, {"amount": 0}), ({"id": i["id"], "amount": -1}, {"amount": -1})]
+    for gq, rest in cases:
+        out = await _gql_refund(client, merchant.sk, **gq)
+        r = await refund(client, merchant.sk, gq["id"], rest, expect=400)
+        assert out["paymentIntent"] is None and out["refund"] is None
+        (ue,) = out["userErrors"]
+        assert ue["code"] == r["error"]["code"] and ue["message"] == r["error"]["message"]
+        assert ue["field"] == r["error"]["param"]
+    assert (await get(client, merchant.sk, i["id"]))["amount_refunded"] == 0
+
+
+async def test_graphql_cancel_with_reason_and_refusal(client, merchant):
+    i = await create(client, merchant.sk)
+    status, body = await gql(client, CANCEL, {"input": {"id": i["id"], "cancellationReason": "abandoned"}},
+                             merchant.sk)
+    out = body["data"]["paymentIntentCancel"]
+    assert out["userErrors"] == [] and out["paymentIntent"]["status"] == "canceled"
+    assert out["paymentIntent"]["cancellationReason"] == "abandoned"
+    p = await paid(client, merchant.sk)
+    status, body = await gql(client, CANCEL, {"input": {"id": p["id"]}}, merchant.sk)
+    out = body["data"]["paymentIntentCancel"]
+    r = await cancel(client, merchant.sk, p["id"], expect=400)
+    assert out["paymentIntent"] is None
+    assert [(e["code"], e["message"]) for e in out["userErrors"]] == [(r["error"]["code"], r["error"]["message"])]

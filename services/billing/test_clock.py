@@ -6,6 +6,7 @@ that fell due meanwhile -- renewals, dunning retries, and whatever else register
 each at its own due time. Live mode always runs on the real clock."""
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 
 from models import _lookup as lookup
@@ -19,6 +20,24 @@ from services.validation import Fields, check_datetime
 
 MAX_DAYS = 3660            # ten years per call
 _LOCK_SECONDS = 300
+
+
+_OFFSETS: dict[str, tuple[float, timedelta]] = {}     # merchant -> (good until, monotonic; offset)
+OFFSET_TTL = 5.0
+
+
+async def cached_offset_of(merchant_id: str) -> timedelta:
+    """`offset_of`, remembered for OFFSET_TTL seconds (hot paths such as an intent create must
+    not add a read); an advance in this process forgets it at once, other processes within the TTL."""
+    hit = _OFFSETS.get(merchant_id)
+    mono = time.monotonic()
+    if hit is not None and hit[0] > mono:
+        return hit[1]
+    offset = await offset_of(merchant_id)
+    if len(_OFFSETS) >= 10_000:
+        _OFFSETS.clear()
+    _OFFSETS[merchant_id] = (mono + OFFSET_TTL, offset)
+    return offset
 
 
 async def offset_of(merchant_id: str) -> timedelta:
@@ -78,6 +97,7 @@ async def advance_clock(*, principal: Principal, data: dict) -> dict:
                                                                                 updated_at=now):
             await TestClock.create(merchant_id=principal.merchant_id, offset_seconds=offset, updated_at=now)
     finally:
+        _OFFSETS.pop(principal.merchant_id, None)
         await kv.delete(lock)
     summary: dict[str, int] = {}
     for r in ran:
