@@ -199,6 +199,8 @@ async def test_refund_idempotency(client, merchant):
     assert again["refund"]["id"] == first["refund"]["id"] and again["amount_refunded"] == 1000
     body_key = await refund(client, merchant.sk, i["id"], {"amount": 1000, "idempotency_key": "rf-1"})
     assert body_key["refund"]["id"] == first["refund"]["id"]
+    plain = await refund(client, merchant.sk, i["id"], {"amount": 1000}, headers={"Idempotency-Key": "rf-1"})
+    assert plain["refund"]["id"] == first["refund"]["id"]
     e = await refund(client, merchant.sk, i["id"], {"amount": 2000}, headers={"X-Idempotency-Key": "rf-1"},
                      expect=409)
     assert e["error"]["code"] == "idempotency_conflict"
