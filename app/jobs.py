@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from services.billing import subscriptions
 from services.money import balance, disputes
+from services.payments import intent_expiry
 
 
 def register_job_kinds() -> None:
     balance.register_jobs()          # settlement.settle, settlement.payout
     disputes.register_jobs()         # dispute.open, dispute.decide
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
+    intent_expiry.register_jobs()    # intent.expire

@@ -37,6 +37,7 @@ class PaymentIntent(Model):
     amount = fields.BigIntField()
     currency = fields.CharField(max_length=3)
     amount_received = fields.BigIntField(default=0)
+    amount_refunded = fields.BigIntField(default=0, db_default=0)   # refunds of /v1/payments/{id}/refund
     payment_method = fields.CharField(max_length=20)              # card | crypto | cod | qr | tap_to_pay
     payment_method_ref = fields.CharField(max_length=40, null=True)   # the pm_ id used to confirm
     customer_id = fields.CharField(max_length=64, null=True)
@@ -90,3 +91,23 @@ class IntentSplit(Model):
 
     class Meta:
         table = "intent_splits"
+
+
+class IntentRefund(Model):
+    """One refund of a payment intent (`ref_`): the money went back to the customer, the
+    merchant's balance was debited (ledger kind `refund`, refund_id = this id)."""
+
+    id = fields.CharField(pk=True, max_length=40)                 # ref_...
+    intent = fields.ForeignKeyField("intents.PaymentIntent", related_name="refunds", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="intent_refunds", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    amount = fields.BigIntField()
+    currency = fields.CharField(max_length=3)
+    reason = fields.CharField(max_length=200, null=True)
+    status = fields.CharField(max_length=16, default="succeeded")
+    provider_reference = fields.CharField(max_length=64, null=True)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "intent_refunds"
+        indexes = (("intent_id", "created_at"),)

@@ -11,7 +11,7 @@ from aiohttp import web
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
 from services.identity import auth, ratelimit
-from services.payments import intents
+from services.payments import intent_refunds, intents
 from services.errors import DomainError
 from services.payments.payment_methods import create_payment_method
 
@@ -67,6 +67,13 @@ async def payments_cancel(call: Call) -> dict:
     i = await intents.cancel_intent(principal=call.principal, intent_id=call.params["id"], data=await call.body(),
                                     idempotency_key=call.idempotency_key)
     return intents.intent_object(i)
+
+
+async def payments_refund(call: Call) -> dict:
+    """The intent after the refund, and the refund it made (`refund`)."""
+    r = await intent_refunds.refund_intent(principal=call.principal, intent_id=call.params["id"],
+                                           data=await call.body(), idempotency_key=call.idempotency_key)
+    return {**intents.intent_object(r.intent), "refund": intent_refunds.refund_object(r.refund)}
 
 
 async def payment_methods_create(call: Call) -> dict:
@@ -130,6 +137,10 @@ ROUTES: list[Route] = [
           response_fields=("object", "data", "has_more", "next_cursor", "total_count")),
     Route("POST", "/payments/{id}/cancel", payments_cancel, idempotency="service", summary="Cancel an unpaid payment intent",
           request_fields=("cancellation_reason", "idempotency_key")),
+    Route("POST", "/payments/{id}/refund", payments_refund, idempotency="service",
+          summary="Refund a succeeded payment intent, fully or partly",
+          request_fields=("amount", "reason", "idempotency_key"),
+          response_fields=("id", "status", "amount_received", "amount_refunded", "refund")),
     Route("POST", "/payment_methods", payment_methods_create, auth="key_or_publishable",
           summary="Tokenize a card", request_fields=("type", "card"), response_fields=("id", "card")),
     Route("GET", "/payments/{id}/qr.png", payments_qr, auth="public", summary="QR code image"),

@@ -465,7 +465,8 @@ COD_ADDRESS = body({"line1": text(200, 1), "city": text(100, 1), "country": {"ty
                     "postal_code": text(20)}, required=("line1", "city", "country"))
 INTENT = shape({
     "id": STR, "object": const("payment_intent"), "status": INTENT_STATUS, "amount": INT, "currency": CURRENCY,
-    "amount_received": INT, "payment_method": enum(intents.OBJECT_METHODS), "payment_method_id": null(STR),
+    "amount_received": INT, "amount_refunded": INT,
+    "payment_method": enum(intents.OBJECT_METHODS), "payment_method_id": null(STR),
     "checkout_url": STR, "client_secret": STR, "fee": FEE, "net_amount": INT, "settlement_date": DATE,
     "merchant_id": STR, "customer_id": null(STR), "order_id": null(STR), "description": null(STR),
     "statement_descriptor": null(STR), "metadata": METADATA_OUT,
@@ -475,6 +476,10 @@ INTENT = shape({
     "receipt": RECEIPT,
     "failure_code": null(STR), "failure_message": null(STR), "split": arr({"type": "object"}),
     "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR)},
+    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
+INTENT_REFUNDED = shape({**INTENT["properties"], "refund": shape({
+    "id": STR, "object": const("refund"), "amount": INT, "currency": CURRENCY, "reason": null(STR),
+    "status": STR, "payment_intent": STR, "created_at": TS})},
     optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
 IDEMPOTENCY_KEY_BODY = text(255, description="may also be sent as the X-Idempotency-Key header")
 INTENT_CREATE = body({
@@ -512,6 +517,13 @@ V1: dict[tuple[str, str], Op] = {
     ("POST", "/payments/{id}/cancel"): Op(
         INTENT, body({"cancellation_reason": enum(intents.CANCELLATION_REASONS),
                       "idempotency_key": IDEMPOTENCY_KEY_BODY}), errors=(409,)),
+    ("POST", "/payments/{id}/refund"): Op(
+        INTENT_REFUNDED, body({"amount": amount(), "reason": text(200), "idempotency_key": IDEMPOTENCY_KEY_BODY}),
+        errors=(409,),
+        description="Without amount, all that is left is refunded. A partial refund keeps status succeeded "
+                    "(amount_refunded grows); the intent is refunded once amount_refunded reaches "
+                    "amount_received. 400 invalid_state for an intent that is not succeeded or is fully "
+                    "refunded, 400 amount_too_large above what is left."),
     ("POST", "/payment_methods"): Op(
         PAYMENT_METHOD, body({"type": enum(("card", "card_present")), "card": CARD_IN}, required=("card",))),
     ("GET", "/payments/{id}/qr.png"): Op(None, media="image/png", description="The QR code of a qr intent."),

@@ -1,5 +1,5 @@
 """GraphQL for payment intents (the `/v1` domain): paymentIntent, paymentIntents,
-paymentIntentCreate, paymentIntentConfirm, paymentIntentCancel. Resolvers call services.intents,
+paymentIntentCreate, paymentIntentConfirm, paymentIntentCancel, paymentIntentRefund. Resolvers call services.intents,
 and every field is read from `intent_object`, the same dict the REST shaper returns."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import PaymentReceipt, load_receipt
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
-from services.payments import intents
+from services.payments import intent_refunds, intents
 from services.errors import NotFound
 
 
@@ -86,6 +86,7 @@ class PaymentIntent(Node):
     amount: MinorAmount
     currency: str
     amount_received: MinorAmount
+    amount_refunded: MinorAmount
     payment_method: str
     payment_method_id: str | None
     checkout_url: str
@@ -129,7 +130,8 @@ class PaymentIntent(Node):
         na = o["next_action"]
         return cls(
             id=strawberry.ID(o["id"]), status=o["status"], amount=o["amount"], currency=o["currency"],
-            amount_received=o["amount_received"], payment_method=o["payment_method"],
+            amount_received=o["amount_received"], amount_refunded=o["amount_refunded"],
+            payment_method=o["payment_method"],
             payment_method_id=o["payment_method_id"], checkout_url=o["checkout_url"], client_secret=o["client_secret"],
             fee=PaymentIntentFee(amount=fee["amount"], currency=fee["currency"], rate=fee["rate"],
                                  breakdown=FeeBreakdown(**fee["breakdown"])),
@@ -220,6 +222,39 @@ class PaymentIntentCancelInput:
     idempotency_key: str | None = strawberry.UNSET
 
 
+@strawberry.input
+class PaymentIntentRefundInput:
+    id: strawberry.ID
+    amount: MinorAmount | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="Default: all that is left to refund.")
+    reason: str | None = strawberry.UNSET
+    idempotency_key: str | None = strawberry.UNSET
+
+
+@strawberry.type
+class PaymentIntentRefund:
+    """One refund of a payment intent (`ref_`)."""
+    id: strawberry.ID
+    amount: MinorAmount
+    currency: str
+    reason: str | None
+    status: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r) -> PaymentIntentRefund:
+        o = intent_refunds.refund_object(r)
+        return cls(id=strawberry.ID(o["id"]), amount=o["amount"], currency=o["currency"], reason=o["reason"],
+                   status=o["status"], created_at=r.created_at)
+
+
+@strawberry.type
+class PaymentIntentRefundPayload:
+    payment_intent: PaymentIntent | None = None
+    refund: PaymentIntentRefund | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
 @strawberry.type
 class PaymentIntentPayload:
     payment_intent: PaymentIntent | None = None
@@ -280,3 +315,17 @@ class Mutation:
         intent_id = str(data.pop("id"))
         return _payload(*await user_errors(lambda: intents.cancel_intent(principal=principal, intent_id=intent_id,
                                                                          data=data)))
+
+    @strawberry.mutation(description="Refund a succeeded payment intent, fully or partly "
+                                     "(POST /v1/payments/{id}/refund).")
+    async def payment_intent_refund(self, info: Info[Context, None],
+                                    input: PaymentIntentRefundInput) -> PaymentIntentRefundPayload:
+        principal = info.context.principal
+        data = to_data(input)
+        intent_id = str(data.pop("id"))
+        result, errors = await user_errors(lambda: intent_refunds.refund_intent(
+            principal=principal, intent_id=intent_id, data=data))
+        if result is None:
+            return PaymentIntentRefundPayload(user_errors=errors)
+        return PaymentIntentRefundPayload(payment_intent=PaymentIntent.of(result.intent),
+                                          refund=PaymentIntentRefund.of(result.refund))

@@ -1,5 +1,7 @@
 """The payment-intent expiry worker: every POLL seconds, cancel unpaid intents past
-`expires_at` (services.intents.expire_intents, with the runtime's clock)."""
+`expires_at` (services.intents.expire_intents, with the runtime's clock). Test-mode intents of a
+merchant whose test clock was moved expire on that clock through the scheduler's job kind
+`intent.expire` (services/payments/intent_expiry.py); this sweep never reaches them early."""
 from __future__ import annotations
 
 import asyncio

@@ -12,7 +12,7 @@ from datetime import timedelta
 from models.billing import TestClock
 from services import scheduler
 from services.errors import Conflict, PermissionDenied, ValidationError
-from services.infra.clock import now_for
+from services.infra.clock import forget_offset, now_for
 from services.infra.runtime import runtime
 from services.principal import Principal
 from services.validation import Fields, check_datetime
@@ -62,6 +62,7 @@ async def advance_clock(*, principal: Principal, data: dict) -> dict:
                                                                                 updated_at=now):
             await TestClock.create(merchant_id=principal.merchant_id, offset_seconds=offset, updated_at=now)
     finally:
+        forget_offset(principal.merchant_id)
         await kv.delete(lock)
     summary: dict[str, int] = {}
     for r in ran:

@@ -92,6 +92,29 @@ async def offset_of(merchant_id: str) -> timedelta:
     return timedelta(seconds=row.offset_seconds) if row else timedelta(0)
 
 
+_OFFSETS: dict[str, tuple[float, timedelta]] = {}     # merchant -> (good until, monotonic; offset)
+OFFSET_TTL = 5.0
+
+
+async def cached_offset_of(merchant_id: str) -> timedelta:
+    """`offset_of`, remembered for OFFSET_TTL seconds (hot paths such as an intent create must
+    not add a read); an advance in this process forgets it at once (`forget_offset`), other
+    processes within the TTL."""
+    hit = _OFFSETS.get(merchant_id)
+    mono = time.monotonic()
+    if hit is not None and hit[0] > mono:
+        return hit[1]
+    offset = await offset_of(merchant_id)
+    if len(_OFFSETS) >= 10_000:
+        _OFFSETS.clear()
+    _OFFSETS[merchant_id] = (mono + OFFSET_TTL, offset)
+    return offset
+
+
+def forget_offset(merchant_id: str) -> None:
+    _OFFSETS.pop(merchant_id, None)
+
+
 async def now_for(principal: Principal) -> datetime:
     """The merchant's time for this caller: the real clock in live mode, the test clock in test mode."""
     at = overridden()

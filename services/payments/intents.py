@@ -28,6 +28,7 @@ from services.payments import cards, crypto, pricing, receipts, routing
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
+from services.infra.clock import cached_offset_of, overridden
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
 from services.payments.payment_methods import resolve_payment_method
@@ -101,6 +102,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
     obj: dict[str, Any] = {
         "id": intent.id, "object": "payment_intent", "status": intent.status, "amount": intent.amount,
         "currency": intent.currency, "amount_received": intent.amount_received,
+        "amount_refunded": intent.amount_refunded,
         "payment_method": intent.payment_method, "payment_method_id": intent.payment_method_ref,
         "checkout_url": checkout_url_of(intent), "client_secret": client_secret_of(intent),
         "fee": {"amount": intent.fee_amount, "currency": intent.currency, "rate": intent.fee_rate,
@@ -325,7 +327,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
     market = await markets.cached_market_of(principal.merchant_id)
-    now = runtime().clock.now()
+    now = await now_for(principal)
     fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
                               home_currency=pricing.MARKET_CURRENCY[market],
                               network_fee_usd=crypto.NETWORK_FEE_USD[network] if network else 0)
@@ -369,7 +371,10 @@ async def _emit(intent: PaymentIntent, type_: str) -> None:
 # ---------------------------------------------------------------- retrieve / list
 
 async def get_intent(*, principal: Principal, intent_id: str, client_secret: str | None = None) -> PaymentIntent:
-    return await _load(principal, intent_id, client_secret=client_secret)
+    intent = await _load(principal, intent_id, client_secret=client_secret)
+    if await expire_stale(principal, [intent]):
+        intent = await _load(principal, intent_id, client_secret=client_secret)
+    return intent
 
 
 async def get_intent_with_receipt(*, principal: Principal, intent_id: str, client_secret: str | None = None
@@ -380,6 +385,8 @@ async def get_intent_with_receipt(*, principal: Principal, intent_id: str, clien
     if found is None:
         raise NotFound("No such payment intent", param="id")
     _check_client_secret(principal, found[0], client_secret)
+    if await expire_stale(principal, [found[0]]):          # read again: now canceled
+        return await get_intent_with_receipt(principal=principal, intent_id=intent_id, client_secret=client_secret)
     return found[0], receipts.state_from(found[1])
 
 
@@ -419,8 +426,13 @@ async def list_intents(*, principal: Principal, query: Mapping[str, Any]) -> Pag
     after = query.get("starting_after") or None
     if after is not None:
         after = check_str(after, "starting_after", max_len=44)
-    return await keyset(PaymentIntent, scope=principal.scope, filters=filters, limit=limit, starting_after=after,
+    page = await keyset(PaymentIntent, scope=principal.scope, filters=filters, limit=limit, starting_after=after,
                         counter="intents")
+    expired = await expire_stale(principal, page.items)
+    if expired:       # shown as they are now (a status filter applied to what was stored)
+        fresh = {i.id: i for i in await PaymentIntent.filter(id__in=list(expired))}
+        page.items = [fresh.get(i.id, i) for i in page.items]
+    return page
 
 
 def check_enum_value(value: Any, param: str, values) -> str:
@@ -457,7 +469,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     f.reject_unknown()
     if return_url is not None:
         _check_url(return_url, "return_url")
-    now = runtime().clock.now()
+    now = await now_for(principal)
     intent = await _load(principal, intent_id, client_secret=secret)
     if await _expire_if_due(intent, now):
         raise InvalidState(f"This payment intent expired at {iso(intent.expires_at)} and was canceled",
@@ -623,7 +635,7 @@ async def complete_challenge(*, intent_id: str, token: str | None, outcome: str)
     browser returns to `return_url` with `payment_intent` and `redirect_status`."""
     outcome = check_enum_value(outcome, "outcome", ("succeed", "fail"))
     intent = _check_challenge(await PaymentIntent.get_or_none(id=intent_id), token)
-    now = runtime().clock.now()
+    now = await now_for(Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret"))
     if await _expire_if_due(intent, now):
         intent = await PaymentIntent.get(id=intent_id)
     elif outcome == "fail":
@@ -698,7 +710,7 @@ async def _cancel(principal: Principal, intent_id: str, data: Any) -> PaymentInt
     intent = await _load(principal, intent_id)
     if intent.status not in CANCELABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be canceled")
-    now = runtime().clock.now()
+    now = await now_for(principal)
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
     return await _transition(intent, {"status": "canceled", "canceled_at": now, "cancellation_reason": reason,
                                       "next_action": None}, events_=ev)
@@ -708,9 +720,7 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
     intent = await PaymentIntent.get_or_none(id=intent_id)
     if intent is None:
         return False
-    waiting_crypto = (intent.status == "processing" and intent.payment_method == "crypto"
-                      and not (intent.crypto or {}).get("detected_at"))
-    if not (intent.status in UNPAID + ("failed",) or waiting_crypto) or now < intent.expires_at:
+    if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
     try:
@@ -733,6 +743,38 @@ async def expire_intents(now: datetime | None = None, *, batch: int = EXPIRY_BAT
     return n
 
 
+async def now_for(principal: Principal) -> datetime:
+    """An intent's time: the real clock in live mode; in test mode the merchant's test clock
+    (services.infra.clock), so its expiry, like its creation, follows that clock. A
+    scheduled job (running_at) already runs on it."""
+    now = runtime().clock.now()
+    if principal.livemode or overridden() is not None:
+        return now
+    return now + await cached_offset_of(principal.merchant_id)
+
+
+def expirable(intent) -> bool:
+    """Unpaid (a failed attempt included), or crypto still waiting for its deposit: canceled
+    with reason `expired` once `expires_at` passes."""
+    return intent.status in UNPAID + ("failed",) or (
+        intent.status == "processing" and intent.payment_method == "crypto"
+        and not (intent.crypto or {}).get("detected_at"))
+
+
+async def expire_stale(principal: Principal, items) -> set[str]:
+    """A read never shows an intent past `expires_at` as payable: the ones the worker has not
+    reached yet are canceled on the spot. Returns their ids (read them again)."""
+    stale = [i for i in items if expirable(i)]
+    if not stale:
+        return set()
+    now = await now_for(principal)
+    done = set()
+    for i in stale:
+        if i.expires_at <= now and await _expire_one(i.id, now):
+            done.add(i.id)
+    return done
+
+
 # ---------------------------------------------------------------- test helpers (test mode only)
 
 def _test_only(principal: Principal) -> None:
@@ -750,7 +792,7 @@ async def crypto_deposit(*, principal: Principal, intent_id: str, data: Any) -> 
     intent = await _load(principal, intent_id)
     if intent.payment_method != "crypto":
         raise InvalidState("This payment intent is not a crypto payment")
-    now = runtime().clock.now()
+    now = await now_for(principal)
     if await _expire_if_due(intent, now):
         raise InvalidState("This payment intent expired and was canceled", code="payment_intent_expired")
     c = dict(intent.crypto)
@@ -785,7 +827,7 @@ async def cod_delivered(*, principal: Principal, intent_id: str) -> PaymentInten
     _test_only(principal)
     intent = await _cod_in_transit(principal, intent_id)
     market = await _market(intent.merchant_id)
-    now = runtime().clock.now()
+    now = await now_for(principal)
     return await _transition(intent, {**_success_changes(intent, now, market), "cod_status": "delivered"},
                              events_=("cod.delivered", "payment.succeeded"), ledger_success=True,
                              rollups=lambda i: analytics.intent_rows(i, market, now, approved=True))
@@ -795,7 +837,7 @@ async def cod_returned(*, principal: Principal, intent_id: str) -> PaymentIntent
     """The customer refused or was not found: failed (`cod_returned`), cod.returned."""
     _test_only(principal)
     intent = await _cod_in_transit(principal, intent_id)
-    now = runtime().clock.now()
+    now = await now_for(principal)
     market = await _market(intent.merchant_id)
     return await _transition(intent, {"status": "failed", "cod_status": "returned", "failure_code": "cod_returned",
                                       "failure_message": "The parcel was returned undelivered"},

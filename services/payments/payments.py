@@ -448,27 +448,14 @@ class RefundResult:
 
 async def refund_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> RefundResult:
     """Refund all that is left, or `amount`; repeatable until the captured amount is refunded."""
-    f = Fields(data or {})
-    amount = f.int("amount", min=1)
-    reason = f.str("reason", max_len=200)
-    f.reject_unknown()
+    amount, reason = parse_refund(data)
     async with in_transaction():
         p = await _locked(principal, payment_id)
         if p.status not in REFUNDABLE:
             raise _refuse(p, "refunded", "only a succeeded or captured payment can be refunded")
-        remaining = p.amount_captured - p.amount_refunded
-        if remaining <= 0:
-            raise InvalidState(f"Payment {p.id} is already fully refunded ({p.amount_refunded} of "
-                               f"{p.amount_captured})")
-        amount = remaining if amount is None else amount
-        if amount > remaining:
-            raise ValidationError(f"amount must not exceed the refundable {remaining} "
-                                  f"({p.amount_captured} captured, {p.amount_refunded} refunded)",
-                                  param="amount", code="amount_too_large")
-        result = await registry.get(p.provider).refund(reference=p.provider_reference, amount=amount,
-                                                       currency=p.currency)
-        if not result.ok:
-            raise InvalidState(f"{p.provider} refused the refund: {result.message}", code="provider_error")
+        amount = refund_amount(what=f"Payment {p.id}", captured=p.amount_captured, refunded=p.amount_refunded,
+                               amount=amount)
+        reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         now = runtime().clock.now()
         changed = await Payment.filter(id=p.id, amount_refunded=p.amount_refunded, status=p.status).update(
             status="refunded", amount_refunded=p.amount_refunded + amount, updated_at=now)
@@ -477,10 +464,52 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         p.status, p.amount_refunded, p.updated_at = "refunded", p.amount_refunded + amount, now
         refund = await Refund.create(id=new_id("ref"), payment_id=p.id, merchant_id=p.merchant_id,
                                      livemode=p.livemode, amount=amount, currency=p.currency, reason=reason,
-                                     status="succeeded", provider_reference=result.reference, created_at=now)
-        await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="refund",
-                          legs=ledger.refund_legs(amount), payment_id=p.id, refund_id=refund.id)
-        await lookup.upsert(analytics.money_rows(p, await markets.market_of(p.merchant_id), now, refunded=amount))
+                                     status="succeeded", provider_reference=reference, created_at=now)
+        await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
     return RefundResult(payment=p, refund=refund)
+
+
+# The money rules of a refund, shared by `/api` payments (above) and `/v1` intents
+# (services.payments.intent_refunds): one request shape, one limit, one provider call, one ledger.
+
+def parse_refund(data: Any, *, also: tuple[str, ...] = ()) -> tuple[int | None, str | None]:
+    """`amount` (minor units, at least 1; default: all that is left) and an optional `reason`."""
+    f = Fields(data or {})
+    amount = f.int("amount", min=1)
+    reason = f.str("reason", max_len=200)
+    f.reject_unknown(also=also)
+    return amount, reason
+
+
+def refund_amount(*, what: str, captured: int, refunded: int, amount: int | None) -> int:
+    """What this refund moves: `amount`, or all that is left; never more than captured minus refunded."""
+    remaining = captured - refunded
+    if remaining <= 0:
+        raise InvalidState(f"{what} is already fully refunded ({refunded} of {captured})")
+    amount = remaining if amount is None else amount
+    if amount > remaining:
+        raise ValidationError(f"amount must not exceed the refundable {remaining} "
+                              f"({captured} captured, {refunded} refunded)",
+                              param="amount", code="amount_too_large")
+    return amount
+
+
+async def provider_refund(provider: str, reference: str | None, amount: int, currency: str) -> str | None:
+    """Ask the provider that captured the money to give `amount` back; its refund reference."""
+    result = await registry.get(provider).refund(reference=reference, amount=amount, currency=currency)
+    if not result.ok:
+        raise InvalidState(f"{provider} refused the refund: {result.message}", code="provider_error")
+    return result.reference
+
+
+async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, payment_id: str | None = None,
+                      source_id: str | None = None) -> None:
+    """Inside the refund's transaction: the ledger transaction (`refund`: the merchant's balance
+    gives back `amount`, fees are kept) and the day's refunded rollup of `obj` (a payment or an
+    intent: merchant_id, livemode, currency, provider, id)."""
+    await ledger.post(merchant_id=obj.merchant_id, livemode=obj.livemode, currency=obj.currency, kind="refund",
+                      legs=ledger.refund_legs(amount), payment_id=payment_id, refund_id=refund_id,
+                      source_id=source_id)
+    await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))

@@ -291,6 +291,8 @@ class PaymentIntents extends Resource {
   confirm(id, params, o) { return this._post(`/v1/payments/${encodeId(id)}/confirm`, params, o); }
   retrieve(id) { return this._get(`/v1/payments/${encodeId(id)}`); }
   cancel(id, params, o) { return this._post(`/v1/payments/${encodeId(id)}/cancel`, params, o); }
+  /** Full refund without `amount`; partial with one. `.refund` is the refund just made. */
+  refund(id, params = {}, o) { return this._post(`/v1/payments/${encodeId(id)}/refund`, params, o); }
   /** Filters: limit, starting_after, status, currency, payment_method, created: {gte, lte} (Unix seconds). */
   list(params = {}) {
     const q = { ...params };

@@ -40,7 +40,46 @@ test('intent: create -> confirm -> retrieve', live, async () => {
   assertKnownFields('PaymentIntent', got);
 });
 
-test('payment: create -> retrieve -> refund (the /api refund; /v1 has none)', live, async () => {
+test('intent: refund partly, idempotently, then fully; errors typed', live, async () => {
+  const c = client();
+  const intent = await c.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card' });
+  await c.paymentIntents.confirm(intent.id, { payment_method_id: 'pm_card_visa' });
+  const key = `node-refund-${uid()}`;
+  const part = await c.paymentIntents.refund(intent.id, { amount: 2500, reason: 'damaged' }, { idempotencyKey: key });
+  assert.equal(part.status, 'succeeded');
+  assert.equal(part.amount_refunded, 2500);
+  assert.match(part.refund.id, /^ref_/);
+  assert.equal(part.refund.amount, 2500);
+  assert.equal(part.refund.payment_intent, intent.id);
+  assertKnownFields('PaymentIntent', part);
+  assertKnownFields('IntentRefund', part.refund);
+  const again = await c.paymentIntents.refund(intent.id, { amount: 2500, reason: 'damaged' }, { idempotencyKey: key });
+  assert.equal(again.refund.id, part.refund.id);
+  const rest = await c.paymentIntents.refund(intent.id);
+  assert.equal(rest.status, 'refunded');
+  assert.equal(rest.amount_refunded, 10000);
+  assert.equal(rest.refund.amount, 7500);
+  await assert.rejects(c.paymentIntents.refund(intent.id), (e) => e instanceof InvalidRequestError
+    && e.status === 400 && e.code === 'invalid_state' && /fully refunded/.test(e.message));
+  const other = await c.paymentIntents.create({ amount: 5000, currency: 'KWD', payment_method: 'card' });
+  await assert.rejects(c.paymentIntents.refund(other.id), (e) => e instanceof InvalidRequestError
+    && e.code === 'invalid_state');
+  await c.paymentIntents.confirm(other.id, { payment_method_id: 'pm_card_visa' });
+  await assert.rejects(c.paymentIntents.refund(other.id, { amount: 5001 }), (e) => e instanceof InvalidRequestError
+    && e.code === 'amount_too_large' && e.param === 'amount');
+});
+
+test('intent: cancel with a reason; a second cancel is a typed 400', live, async () => {
+  const c = client();
+  const intent = await c.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card' });
+  const canceled = await c.paymentIntents.cancel(intent.id, { cancellation_reason: 'duplicate' });
+  assert.equal(canceled.status, 'canceled');
+  assert.equal(canceled.cancellation_reason, 'duplicate');
+  await assert.rejects(c.paymentIntents.cancel(intent.id), (e) => e instanceof InvalidRequestError
+    && e.code === 'invalid_state' && /cannot be canceled/.test(e.message));
+});
+
+test('payment: create -> retrieve -> refund (the /api refund)', live, async () => {
   const c = client();
   const p = await c.payments.create({ amount: 10000, currency: 'TRY', payment_method: { type: 'card', card: CARD },
     customer: { email: 'node@example.com', name: 'Node' }, metadata: { order: 'node-1' } });

@@ -6,6 +6,13 @@ async function main(): Promise<void> {
   const intent: PaymentIntent = await client.paymentIntents.create({ amount: 10000, currency: 'TRY', payment_method: 'card' });
   const status: 'succeeded' | string = (await client.paymentIntents.confirm(intent.id, { payment_method_id: 'pm_card_visa' })).status;
   const fee: number = intent.fee.breakdown.processing;
+  const refunded: PaymentIntent = await client.paymentIntents.refund(intent.id, { amount: 500, reason: 'damaged' },
+    { idempotencyKey: 'k' });
+  const refundedSoFar: number = refunded.amount_refunded;
+  const refundId: string | undefined = refunded.refund?.id;
+  await client.paymentIntents.cancel(intent.id, { cancellation_reason: 'duplicate' });
+  // @ts-expect-error: a refund amount is a number
+  await client.paymentIntents.refund(intent.id, { amount: '500' });
   const page: Page<PaymentIntent> = await client.paymentIntents.list({ limit: 2, created: { gte: 1767225600 } });
   for await (const pi of client.paymentIntents.list({ limit: 2 })) { const id: string = pi.id; void id; }
   try {
@@ -19,6 +26,6 @@ async function main(): Promise<void> {
   const amount: number = ev.data.object.amount;
   // @ts-expect-error: an unknown field is a compile error
   await client.paymentIntents.create({ amount: 1, currency: 'TRY', payment_method: 'card', surcharge: 5 });
-  void status; void fee; void page; void amount;
+  void status; void fee; void page; void amount; void refundedSoFar; void refundId;
 }
 void main;

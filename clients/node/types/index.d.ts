@@ -4,7 +4,7 @@ import type {
   Balance, Customer, CustomerCreateParams, CustomerListParams, CustomerUpdateParams, Invoice, InvoiceCreateParams,
   InvoiceListParams, InvoiceSendParams, Payment, PaymentCapture, PaymentCaptureParams, PaymentCreateParams,
   PaymentIntent, PaymentIntentCancelParams, PaymentIntentConfirmParams, PaymentIntentCreateParams,
-  PaymentIntentListParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
+  PaymentIntentListParams, PaymentIntentRefundParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
   PaymentRefundParams, PaymentVoid, Refund, Settlement, SettlementListParams, SettlementTransaction,
   SettlementTransactionListParams, Subscription, SubscriptionCreateParams,
   SubscriptionListParams, WebhookConfigureParams, WebhookEndpoint, WebhookEventListParams, WebhookEventRecord,
@@ -83,6 +83,8 @@ declare class PaymentIntents {
   confirm(id: string, params?: PaymentIntentConfirmParams, options?: RequestOptions): Promise<PaymentIntent>;
   retrieve(id: string): Promise<PaymentIntent>;
   cancel(id: string, params?: PaymentIntentCancelParams, options?: RequestOptions): Promise<PaymentIntent>;
+  /** Full refund without `amount`; partial with one: `succeeded` while partly refunded, then `refunded`. */
+  refund(id: string, params?: PaymentIntentRefundParams, options?: RequestOptions): Promise<PaymentIntent>;
   list(params?: V1ListParams): PagePromise<PaymentIntent>;
 }
 

@@ -92,6 +92,17 @@ export interface FeeBreakdown {
   network: number;
 }
 
+export interface IntentRefund {
+  id?: string;
+  object?: "refund";
+  amount?: number;
+  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  reason?: string | null;
+  status?: string;
+  payment_intent?: string;
+  created_at?: string;
+}
+
 export interface Invoice {
   id: string;
   object: "invoice";
@@ -219,6 +230,7 @@ export interface PaymentIntent {
   amount: number;
   currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
   amount_received: number;
+  amount_refunded: number;
   payment_method: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
@@ -249,6 +261,7 @@ export interface PaymentIntent {
   qr_code_url?: string;
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
+  refund?: IntentRefund;
 }
 
 export interface PaymentIntentCancelParams {
@@ -295,6 +308,12 @@ export interface PaymentIntentReceipt {
   channel: "email" | "messaging";
   sent_to: string;
   status: "failed" | "pending" | "sent";
+}
+
+export interface PaymentIntentRefundParams {
+  amount?: number;
+  reason?: string;
+  idempotency_key?: string;
 }
 
 export interface PaymentLink {

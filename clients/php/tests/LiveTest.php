@@ -55,7 +55,7 @@ test('live: intent create -> confirm -> retrieve', function () {
     known_fields($got);
 });
 
-test('live: payment create -> retrieve -> refund (the /api refund; /v1 has none)', function () {
+test('live: payment create -> retrieve -> refund (the /api refund)', function () {
     $c = client();
     $p = $c->payments->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => ['type' => 'card', 'card' => CARD],
         'customer' => ['email' => 'php@example.com', 'name' => 'Php'], 'metadata' => ['order' => 'php-1']]);
@@ -73,6 +73,47 @@ test('live: payment create -> retrieve -> refund (the /api refund; /v1 has none)
     $r2 = $c->payments->refund($p->id);
     same('refunded', $r2->status);
     same(10000, $r2->amount_refunded);
+});
+
+test('live: intent refund partly, idempotently, then fully; errors typed', function () {
+    $c = client();
+    $intent = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => 'card']);
+    $c->paymentIntents->confirm($intent->id, ['payment_method_id' => 'pm_card_visa']);
+    $key = 'php-refund-' . uid();
+    $part = $c->paymentIntents->refund($intent->id, ['amount' => 2500, 'reason' => 'damaged'], ['idempotency_key' => $key]);
+    check($part instanceof Types\PaymentIntent);
+    same('succeeded', $part->status);
+    same(2500, $part->amount_refunded);
+    check($part->refund instanceof Types\IntentRefund && str_starts_with($part->refund->id, 'ref_'));
+    same(2500, $part->refund->amount);
+    same($intent->id, $part->refund->payment_intent);
+    known_fields($part);
+    known_fields($part->refund);
+    $again = $c->paymentIntents->refund($intent->id, ['amount' => 2500, 'reason' => 'damaged'], ['idempotency_key' => $key]);
+    same($part->refund->id, $again->refund->id);
+    $rest = $c->paymentIntents->refund($intent->id);
+    same('refunded', $rest->status);
+    same(10000, $rest->amount_refunded);
+    same(7500, $rest->refund->amount);
+    $e = throws(InvalidRequestException::class, fn () => $c->paymentIntents->refund($intent->id));
+    same('invalid_state', $e->errorCode);
+    $other = $c->paymentIntents->create(['amount' => 5000, 'currency' => 'KWD', 'payment_method' => 'card']);
+    $e = throws(InvalidRequestException::class, fn () => $c->paymentIntents->refund($other->id));
+    same('invalid_state', $e->errorCode);
+    $c->paymentIntents->confirm($other->id, ['payment_method_id' => 'pm_card_visa']);
+    $e = throws(InvalidRequestException::class, fn () => $c->paymentIntents->refund($other->id, ['amount' => 5001]));
+    same('amount_too_large', $e->errorCode);
+    same('amount', $e->param);
+});
+
+test('live: intent cancel with a reason; a second cancel is a typed 400', function () {
+    $c = client();
+    $intent = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => 'card']);
+    $canceled = $c->paymentIntents->cancel($intent->id, ['cancellation_reason' => 'duplicate']);
+    same('canceled', $canceled->status);
+    same('duplicate', $canceled->cancellation_reason);
+    $e = throws(InvalidRequestException::class, fn () => $c->paymentIntents->cancel($intent->id));
+    same('invalid_state', $e->errorCode);
 });
 
 test('live: capture and void', function () {

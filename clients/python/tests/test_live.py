@@ -48,7 +48,7 @@ def test_intent_create_confirm_retrieve(client):
 
 
 def test_payment_create_retrieve_refund(client):
-    """/v1 has no refund operation: the refund flow is the /api payment's."""
+    """The /api payment's refund (the /v1 intent's: test_intent_refund_partial_then_full)."""
     p = client.payments.create(amount=10000, currency="TRY", payment_method={"type": "card", "card": CARD},
                                customer={"email": "py@example.com", "name": "Py"}, metadata={"order": "py-1"})
     assert isinstance(p, qafila.Payment) and p.status == "succeeded"
@@ -65,6 +65,55 @@ def test_payment_create_retrieve_refund(client):
     r2 = client.payments.refund(p.id)
     assert r2.status == "refunded" and r2.amount_refunded == 10000
     assert client.payments.retrieve(p.id).status == "refunded"
+
+
+def test_intent_refund_partial_then_full(client):
+    intent = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+    client.payment_intents.confirm(intent.id, payment_method_id="pm_card_visa")
+    key = "py-refund-" + uuid.uuid4().hex
+    part = client.payment_intents.refund(intent.id, amount=2500, reason="damaged", idempotency_key=key)
+    assert isinstance(part, qafila.PaymentIntent) and part.status == "succeeded" and part.amount_refunded == 2500
+    assert isinstance(part.refund, qafila.IntentRefund) and part.refund.id.startswith("ref_")
+    assert part.refund.amount == 2500 and part.refund.reason == "damaged" and part.refund.payment_intent == intent.id
+    assert_known_fields(part)
+    assert_known_fields(part.refund)
+    again = client.payment_intents.refund(intent.id, {"amount": 2500, "reason": "damaged"}, idempotency_key=key)
+    assert again.refund.id == part.refund.id and again.amount_refunded == 2500
+    rest = client.payment_intents.refund(intent.id)
+    assert rest.status == "refunded" and rest.amount_refunded == 10000 and rest.refund.amount == 7500
+    assert client.payment_intents.retrieve(intent.id).amount_refunded == 10000
+    with pytest.raises(InvalidRequestError) as e:
+        client.payment_intents.refund(intent.id)
+    assert e.value.status == 400 and e.value.code == "invalid_state" and "fully refunded" in e.value.message
+
+    other = client.payment_intents.create(amount=5000, currency="KWD", payment_method="card")
+    with pytest.raises(InvalidRequestError) as e:
+        client.payment_intents.refund(other.id)
+    assert e.value.code == "invalid_state"
+    client.payment_intents.confirm(other.id, payment_method_id="pm_card_visa")
+    with pytest.raises(InvalidRequestError) as e:
+        client.payment_intents.refund(other.id, amount=5001)
+    assert e.value.code == "amount_too_large" and e.value.param == "amount"
+
+
+def test_intent_cancel_with_a_reason(client):
+    intent = client.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+    canceled = client.payment_intents.cancel(intent.id, cancellation_reason="duplicate")
+    assert canceled.status == "canceled" and canceled.cancellation_reason == "duplicate" and canceled.canceled_at
+    with pytest.raises(InvalidRequestError) as e:
+        client.payment_intents.cancel(intent.id)
+    assert e.value.code == "invalid_state" and "cannot be canceled" in e.value.message
+
+
+async def test_async_intent_refund(api_key, base_url):
+    async with AsyncQafila(api_key, base_url=base_url, backoff_base=0.05) as c:
+        intent = await c.payment_intents.create(amount=10000, currency="TRY", payment_method="card")
+        await c.payment_intents.confirm(intent.id, payment_method_id="pm_card_visa")
+        r = await c.payment_intents.refund(intent.id, amount=100)
+        assert r.status == "succeeded" and r.amount_refunded == 100 and r.refund.amount == 100
+        c2 = await c.payment_intents.cancel((await c.payment_intents.create(
+            amount=10000, currency="TRY", payment_method="card")).id)
+        assert c2.status == "canceled" and c2.cancellation_reason == "requested_by_customer"
 
 
 def test_capture_and_void(client):

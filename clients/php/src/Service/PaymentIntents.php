@@ -31,6 +31,17 @@ final class PaymentIntents extends AbstractService
     }
 
     /**
+     * Full refund without 'amount'; partial with one. The intent stays 'succeeded' while partly
+     * refunded (amount_refunded grows) and is 'refunded' once nothing is left; ->refund is the refund made.
+     *
+     * @param array{amount?: int, reason?: string, idempotency_key?: string} $params
+     */
+    public function refund(string $id, array $params = [], array $opts = []): PaymentIntent
+    {
+        return $this->post('/v1/payments/' . self::id($id) . '/refund', $params, PaymentIntent::class, $opts);
+    }
+
+    /**
      * Filters: limit, starting_after, status, currency, payment_method, created => ['gte' => ..., 'lte' => ...]
      * (or 'created[gte]'), Unix seconds.
      *

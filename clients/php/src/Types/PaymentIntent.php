@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'refund' => [IntentRefund::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -23,6 +23,8 @@ final class PaymentIntent extends Resource
     public ?string $currency = null;
     /** @var int|null */
     public ?int $amount_received = null;
+    /** @var int|null */
+    public ?int $amount_refunded = null;
     /** @var string|null */
     public ?string $payment_method = null;
     /** @var string|null */
@@ -83,4 +85,6 @@ final class PaymentIntent extends Resource
     public ?array $cod_address = null;
     /** @var string|null */
     public ?string $cod_status = null;
+    /** @var IntentRefund|null */
+    public ?IntentRefund $refund = null;
 }

@@ -136,6 +136,14 @@ class PaymentIntents(_Resource):
         return self._call(Call("POST", f"/v1/payments/{_id(id)}/cancel", body=merge_params(params, kwargs),  # type: ignore
                                model=t.PaymentIntent, idempotency_key=idempotency_key))
 
+    def refund(self, id: str, params: Optional[t.PaymentIntentRefundParams] = None, /, *,
+               idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        """Full refund without ``amount``; partial with one. The intent stays ``succeeded`` while
+        partly refunded (``amount_refunded`` grows) and is ``refunded`` once nothing is left;
+        ``.refund`` is the refund just made."""
+        return self._call(Call("POST", f"/v1/payments/{_id(id)}/refund", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentIntent, idempotency_key=idempotency_key))
+
     def list(self, params: Optional[t.PaymentIntentListParams] = None, /, **kwargs: Any) -> Page[t.PaymentIntent]:
         """Filters: limit, starting_after, status, currency, payment_method, created_gte / created_lte
         (or ``created={"gte": ..., "lte": ...}``), Unix seconds."""
@@ -389,6 +397,11 @@ class AsyncPaymentIntents(_AsyncResource):
     async def cancel(self, id: str, params: Optional[t.PaymentIntentCancelParams] = None, /, *,
                   idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
         return await self._impl.cancel(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def refund(self, id: str, params: Optional[t.PaymentIntentRefundParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        """Full refund without ``amount``; partial with one (see the sync client)."""
+        return await self._impl.refund(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
 
     async def list(self, params: Optional[t.PaymentIntentListParams] = None, /,
                   **kwargs: Any) -> AsyncPage[t.PaymentIntent]:

@@ -22,6 +22,7 @@ __all__ = [
     "CustomerUpdateParams",
     "Fee",
     "FeeBreakdown",
+    "IntentRefund",
     "Invoice",
     "InvoiceCreateParams",
     "InvoiceItem",
@@ -40,6 +41,7 @@ __all__ = [
     "PaymentIntentCreateParams",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
+    "PaymentIntentRefundParams",
     "PaymentLink",
     "PaymentLinkCreateParams",
     "PaymentLinkListParams",
@@ -208,6 +210,12 @@ PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
     "created[lte]": str,
 }, total=False)
 
+PaymentIntentRefundParams = TypedDict("PaymentIntentRefundParams", {
+    "amount": int,
+    "reason": str,
+    "idempotency_key": str,
+}, total=False)
+
 PaymentLinkCreateParams = TypedDict("PaymentLinkCreateParams", {
     "amount": int,
     "currency": str,
@@ -363,6 +371,20 @@ class FeeBreakdown(Model):
 
 @register
 @dataclass(eq=False)
+class IntentRefund(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    id: Optional[str] = None
+    object: Optional[str] = None
+    amount: Optional[int] = None
+    currency: Optional[str] = None
+    reason: Optional[str] = None
+    status: Optional[str] = None
+    payment_intent: Optional[str] = None
+    created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
 class Invoice(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True)}
     id: Optional[str] = None
@@ -447,13 +469,14 @@ class PaymentCapture(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
     amount: Optional[int] = None
     currency: Optional[str] = None
     amount_received: Optional[int] = None
+    amount_refunded: Optional[int] = None
     payment_method: Optional[str] = None
     payment_method_id: Optional[str] = None
     checkout_url: Optional[str] = None
@@ -484,6 +507,7 @@ class PaymentIntent(Model):
     qr_code_url: Optional[str] = None
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
+    refund: Optional[IntentRefund] = None
 
 
 @register
@@ -830,6 +854,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "crypto"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "crypto"
+            ]
         ]
     ],
     "Customer": [
@@ -925,6 +957,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "fee"
+            ]
         ]
     ],
     "FeeBreakdown": [
@@ -972,6 +1012,66 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee",
                 "breakdown"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "fee",
+                "breakdown"
+            ]
+        ]
+    ],
+    "IntentRefund": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "refund"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "refund"
             ]
         ]
     ],
@@ -1127,6 +1227,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "next_action"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "next_action"
+            ]
         ]
     ],
     "Payment": [
@@ -1217,6 +1325,12 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/{id}/cancel",
             "200",
             []
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            []
         ]
     ],
     "PaymentIntentCancelParams": [
@@ -1292,6 +1406,22 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "receipt"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "receipt"
+            ]
+        ]
+    ],
+    "PaymentIntentRefundParams": [
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "request",
+            []
         ]
     ],
     "PaymentLink": [
@@ -1467,6 +1597,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "next_action",
+                "redirect_to_url"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
             "200",
             [
                 "next_action",

@@ -1,0 +1,104 @@
+"""Refunds of `/v1` payment intents (`POST /v1/payments/{id}/refund`, GraphQL `paymentIntentRefund`).
+
+The money rules are the `/api` refund's (services.payments.payments: the request, the
+refundable limit, the provider call, the ledger transaction and the rollups); this module adds
+what is the intent's own: the intent's status (`succeeded` while partly refunded, `refunded`
+once nothing is left), its `amount_refunded`, the `ref_` record and the `payment.refunded` event.
+Concurrency: the intent row is locked (`select_for_update`, PostgreSQL) and changed by a
+conditional update on its version and refunded amount, so two refunds can never together
+return more than was received.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tortoise.transactions import in_transaction
+
+from models.intents import IntentRefund, PaymentIntent
+from services import events, idempotency
+from services.errors import Conflict, InvalidState, NotFound, ValidationError
+from services.ids import new_id
+from services.infra import db
+from services.infra.runtime import runtime
+from services.payments import intents, payments
+from services.principal import Principal
+from services.timestamps import iso
+
+REFUNDABLE = ("succeeded", "refunded")      # `refunded` with something left cannot happen; it answers "fully refunded"
+
+
+@dataclass
+class IntentRefundResult:
+    intent: PaymentIntent
+    refund: IntentRefund
+
+
+def refund_object(r: IntentRefund) -> dict[str, Any]:
+    return {"id": r.id, "object": "refund", "amount": r.amount, "currency": r.currency, "reason": r.reason,
+            "status": r.status, "payment_intent": r.intent_id, "created_at": iso(r.created_at)}
+
+
+async def refund_intent(*, principal: Principal, intent_id: str, data: Any,
+                        idempotency_key: str | None = None) -> IntentRefundResult:
+    """Refund all that is left of a succeeded intent, or `amount` of it (repeatable until nothing is left)."""
+    key = intents._idem_key(idempotency_key, data)
+    return await idempotency.run(
+        principal=principal, operation=f"v1.intent.refund:{intent_id}", key=key, params=intents._params(data),
+        execute=lambda: _refund(principal, intent_id, data), encode=lambda r: r.refund.id,
+        decode=lambda rid: _load_result(principal, intent_id, rid))
+
+
+async def _load_result(principal: Principal, intent_id: str, refund_id: str) -> IntentRefundResult:
+    intent = await intents._load(principal, intent_id)
+    refund = await IntentRefund.get_or_none(id=refund_id, intent_id=intent.id)
+    if refund is None:
+        raise NotFound("No such refund", param="id")
+    return IntentRefundResult(intent=intent, refund=refund)
+
+
+def _parse(data: Any) -> tuple[int | None, str | None]:
+    try:
+        return payments.parse_refund(data, also=("idempotency_key",))
+    except ValidationError as e:
+        if e.param == "amount":        # the /v1 code of a bad amount (as on create)
+            raise ValidationError(e.message, code="invalid_amount", param="amount") from None
+        raise
+
+
+async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefundResult:
+    if not isinstance(data, dict):
+        raise ValidationError("request body must be a JSON object")
+    amount, reason = _parse(data)
+
+    async def attempt() -> IntentRefundResult:
+        async with in_transaction():
+            intent = await intents._load(principal, intent_id, for_update=True)    # held until commit
+            if intent.status not in REFUNDABLE:
+                raise InvalidState(f"Payment intent {intent.id} cannot be refunded: its status is {intent.status}; "
+                                   "only a succeeded payment intent can be refunded")
+            moved = payments.refund_amount(what=f"Payment intent {intent.id}", captured=intent.amount_received,
+                                           refunded=intent.amount_refunded, amount=amount)
+            # Card-like intents give the money back through the provider that captured it; crypto
+            # and cash on delivery have none (the merchant returns the money; the ledger records it).
+            reference = (await payments.provider_refund(intent.provider, intent.provider_ref, moved, intent.currency)
+                         if intent.provider else None)
+            now = runtime().clock.now()
+            total = intent.amount_refunded + moved
+            status = "refunded" if total >= intent.amount_received else intent.status
+            changed = await PaymentIntent.filter(
+                id=intent.id, version=intent.version, amount_refunded=intent.amount_refunded).update(
+                amount_refunded=total, status=status, version=intent.version + 1)
+            if not changed:      # only without row locks (SQLite): a concurrent refund won
+                raise Conflict("The payment intent changed meanwhile; retrieve it and retry", code="conflict")
+            intent.amount_refunded, intent.status, intent.version = total, status, intent.version + 1
+            refund = await IntentRefund.create(id=new_id("ref"), intent_id=intent.id, merchant_id=intent.merchant_id,
+                                               livemode=intent.livemode, amount=moved, currency=intent.currency,
+                                               reason=reason, status="succeeded", provider_reference=reference,
+                                               created_at=now)
+            await payments.post_refund(intent, amount=moved, refund_id=refund.id, now=now, source_id=intent.id)
+            await events.emit(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.refunded",
+                              obj={**intents.intent_object(intent),
+                                   "refund": {"id": refund.id, "amount": moved, "reason": reason}})
+            return IntentRefundResult(intent=intent, refund=refund)
+    return await db.retrying(attempt, what=f"refund of intent {intent_id}")
