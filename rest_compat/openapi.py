@@ -17,6 +17,7 @@ from typing import Any
 from rest_compat.routing import Interface, Route
 from services.identity import api_keys
 from services.money import currencies as money
+from services.money import disputes as money_disputes
 from services.payments import crypto, intents, links, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
@@ -190,6 +191,10 @@ PAYMENT_STATUS = enum(payments.STATUSES)
 RECEIPT = null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
                       "status": enum(("pending", "sent", "failed"))},
                      description="the automatic receipt to the customer (retrieve only)"))
+DISPUTE_OF_PAYMENT = null(shape(
+    {"id": STR, "object": const("dispute"), "amount": INT, "fee": INT, "currency": CURRENCY, "reason": STR,
+     "status": enum(money_disputes.STATUSES), "evidence_due_by": TS, "created_at": TS, "closed_at": null(TS)},
+    description="the payment's dispute (GET /api/disputes/{id} has its evidence); null when not disputed"))
 PAYMENT = shape({
     "id": STR, "object": const("payment"), "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
     "provider": null(STR), "routing_decision": ROUTING_DECISION, "risk_score": INT, "created_at": TS,
@@ -201,10 +206,11 @@ PAYMENT = shape({
     "metadata": METADATA_OUT, "livemode": BOOL,
     "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
     "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
-    "receipt": RECEIPT},
+    "dispute": DISPUTE_OF_PAYMENT, "receipt": RECEIPT},
     optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
-                      "provider": null(STR), "customer_id": null(STR), "created_at": TS})
+                      "provider": null(STR), "customer_id": null(STR), "created_at": TS,
+                      "dispute": DISPUTE_OF_PAYMENT})
 CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
                 "exp_month": {"type": "integer", "minimum": 1, "maximum": 12},
                 "exp_year": {"type": "integer", "minimum": 0, "maximum": 9999, "description": "YYYY or YY"},

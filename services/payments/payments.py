@@ -25,7 +25,7 @@ from models.core import ListCount, Merchant
 from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
-from services.money import analytics, ledger, markets
+from services.money import analytics, dispute_view, ledger, markets
 from services.payments import cards, customers, receipts, risk, routing
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -103,7 +103,7 @@ def event_object(p: Payment, **extra: Any) -> dict:
     return {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
             "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
-            "livemode": p.livemode, "created_at": iso(p.created_at), **extra}
+            "livemode": p.livemode, "created_at": iso(p.created_at), "dispute": None, **extra}
 
 
 async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,
@@ -344,14 +344,19 @@ async def read_payment(*, principal: Principal, payment_id: str) -> Payment:
     return p
 
 
-async def get_payment_with_receipt(*, principal: Principal, payment_id: str
-                                   ) -> tuple[Payment, receipts.ReceiptState | None]:
-    """The payment (read-only: a lookup.RowView) and the state of its receipt, in one read."""
-    found = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
-                                    id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
+async def get_payment_detail(*, principal: Principal, payment_id: str
+                             ) -> tuple[Payment, receipts.ReceiptState | None, dict | None]:
+    """The payment (read-only: a lookup.RowView), the state of its receipt and its dispute
+    (dispute_view.shape, None when not disputed), in one read."""
+    found = await lookup.first_with_all(Payment, _DETAIL_JOINS, as_view=True, id=payment_id, **principal.scope) \
+        if isinstance(payment_id, str) else None
     if found is None:
         raise NotFound()
-    return found[0], receipts.state_from(found[1])
+    p, (receipt, dispute) = found
+    return p, receipts.state_from(receipt), dispute_view.shape(dispute)
+
+
+_DETAIL_JOINS = ((Receipt, "payment_id", receipts.RECEIPT_COLUMNS), dispute_view.JOIN)
 
 
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,
