@@ -14,6 +14,7 @@ from tests.intents_fixtures import confirm, create
 from tests.money_fixtures import DISPUTE_CARD, at, get, pay_ok, run_until
 from tests.payments_fixtures import call, count_statements
 from tests.test_money_live_events import PROTOCOL, connect, next_message
+from tests.webhooks_fixtures import receiver  # noqa: F401
 
 FEE_TRY, FEE_KWD = 250_00, 5_000
 
@@ -43,10 +44,13 @@ async def open_disputes(client, merchant, clock) -> tuple[dict, dict, dict]:
     return try_, kwd, plain
 
 
+DISPUTE_KEYS = ("id", "object", "amount", "fee", "currency", "reason", "status", "evidence_due_by", "created_at",
+                "closed_at")
+
+
 def expected(d: dict) -> dict:
     """The dispute as a payment carries it: GET /api/disputes/:id without evidence and payment id."""
-    return {k: d[k] for k in ("id", "object", "amount", "fee", "currency", "reason", "status", "evidence_due_by",
-                              "created_at", "closed_at")}
+    return {k: d[k] for k in DISPUTE_KEYS}
 
 
 async def test_a_disputed_payment_shows_its_dispute_in_rest_webhooks_and_graphql(client, merchant, clock,
@@ -214,3 +218,18 @@ async def test_the_subscription_field_needs_a_selection_and_says_which_types(cli
     fields = {f["name"]: f["type"] for f in body["data"]["__type"]["fields"]}
     assert fields["payment"]["name"] == "Payment" and fields["paymentIntent"]["name"] == "PaymentIntent"
     assert fields["envelope"]["ofType"]["name"] == "JSON" and fields["created"]["ofType"]["name"] == "DateTime"
+
+
+async def test_a_test_delivery_of_payment_disputed_carries_a_dispute_of_the_real_shape(client, merchant, receiver):
+    import json
+
+    status, _ = await call(client, "POST", "/api/webhooks/configure", merchant.sk,
+                           {"url": receiver.url(), "events": ["payment.disputed", "payment.succeeded"]})
+    assert status == 200
+    for event in ("payment.disputed", "payment.succeeded"):
+        status, body = await call(client, "POST", "/api/webhooks/test", merchant.sk, {"event": event})
+        assert status == 200 and body["delivered"] is True, body
+    disputed, succeeded = [json.loads(r.body)["data"]["object"] for r in receiver.got]
+    assert disputed["status"] == "disputed" and disputed["dispute"]["id"].startswith("dp_")
+    assert sorted(disputed["dispute"]) == sorted(DISPUTE_KEYS)
+    assert succeeded["status"] == "succeeded" and succeeded["dispute"] is None
