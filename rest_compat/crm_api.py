@@ -69,9 +69,10 @@ def conversation_shape(c) -> dict:
             "message_count": c.message_count}
 
 
-def rate_shape(r, source: str = "company") -> dict:
+def rate_shape(r) -> dict:
+    """A listed rate (reports.ListedRate) or one just set (an ExchangeRate row: the company's)."""
     return {"id": r.id, "object": "exchange_rate", "base": r.base, "quote": r.quote, "rate": r.rate,
-            "rate_date": day(r.rate_date), "updated_at": ts(r.updated_at), "source": getattr(r, "source", source)}
+            "rate_date": day(r.rate_date), "updated_at": ts(r.updated_at), "source": getattr(r, "source", "company")}
 
 
 def missing_shape(r) -> dict:
