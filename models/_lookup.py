@@ -117,15 +117,21 @@ async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | N
     return [model._init_from_db(**row) for row in found]
 
 
-def _select_with(model: type[Model], joined: type[Model], on: str, columns: tuple[str, ...],
-                 names: tuple[str, ...], dialect: str) -> str:
-    meta, jmeta = model._meta, joined._meta
+Join = tuple[type[Model], str, tuple[str, ...]]     # (joined model, its field naming the row's pk, columns)
+
+
+def _select_with(model: type[Model], joins: tuple[Join, ...], names: tuple[str, ...], dialect: str) -> str:
+    meta = model._meta
     own = ", ".join(f'm."{c}"' for c in sorted(meta.db_fields))
-    extra = ", ".join(f'j."{jmeta.fields_db_projection[c]}" AS "__j_{c}"' for c in (on, *columns))
+    extra, tables = [], []
+    for i, (joined, on, columns) in enumerate(joins):
+        jmeta = joined._meta
+        extra += [f'j{i}."{jmeta.fields_db_projection[c]}" AS "__j{i}_{c}"' for c in (on, *columns)]
+        tables.append(f'LEFT JOIN "{jmeta.db_table}" j{i} '
+                      f'ON j{i}."{jmeta.fields_db_projection[on]}" = m."{meta.db_pk_column}"')
     where = " AND ".join(f'm."{meta.fields_db_projection[name]}" = {{}}' for name in names)
-    return _numbered(f'SELECT {own}, {extra} FROM "{meta.db_table}" m LEFT JOIN "{jmeta.db_table}" j '
-                     f'ON j."{jmeta.fields_db_projection[on]}" = m."{meta.db_pk_column}" WHERE {where} LIMIT 1',
-                     dialect)
+    return _numbered(f'SELECT {own}, {", ".join(extra)} FROM "{meta.db_table}" m {" ".join(tables)} '
+                     f'WHERE {where} LIMIT 1', dialect)
 
 
 class RowView:
@@ -251,23 +257,43 @@ async def first_with(model: type[M], joined: type[Model], on: str, columns: tupl
     """The first row whose fields equal the given values, with `columns` of the one `joined` row
     whose `on` field is its primary key (None when there is none), in one round trip; or None.
     `as_view`: the row as a RowView (read-only) instead of a model instance."""
+    found = await first_with_all(model, ((joined, on, columns),), as_view=as_view, **equals)
+    return None if found is None else (found[0], found[1][0])
+
+
+async def first_with_all(model: type[M], joins: tuple[Join, ...], as_view: bool = False,
+                         **equals: str | int | bool | None) -> tuple[M, list[dict | None]] | None:
+    """`first_with` for several joined tables at once (each at most one row per row of `model`):
+    the row and, per join, its columns as Python values (None when there is no joined row), in
+    one round trip; or None."""
     meta = model._meta
     db = meta.db
-    key = ("with", model, joined, on, columns, tuple(equals), db.capabilities.dialect)
+    key = ("with", model, joins, tuple(equals), db.capabilities.dialect)
     sql = _SQL.get(key)
     if sql is None:
-        sql = _SQL[key] = _select_with(model, joined, on, columns, tuple(equals), db.capabilities.dialect)
+        sql = _SQL[key] = _select_with(model, joins, tuple(equals), db.capabilities.dialect)
     fields = meta.fields_map
     found = await fetch(db, sql, [fields[k].to_db_value(v, model) for k, v in equals.items()])
     if not found:
         return None
     row = found[0]
-    extra = {c: row[f"__j_{c}"] for c in (on, *columns)}
+    extras: list[dict | None] = []
+    for i, (joined, on, columns) in enumerate(joins):
+        if row[f"__j{i}_{on}"] is None:
+            extras.append(None)
+            continue
+        jfields = joined._meta.fields_map
+        extras.append({c: _python(jfields[c], row[f"__j{i}_{c}"]) for c in (on, *columns)})
     if as_view:
         obj = view(model, row)
     else:
-        obj = model._init_from_db(**{k: v for k, v in dict(row).items() if not k.startswith("__j_")})
-    return obj, (extra if extra[on] is not None else None)
+        obj = model._init_from_db(**{k: v for k, v in dict(row).items() if not k.startswith("__j")})
+    return obj, extras
+
+
+def _python(field: Field, value: Any) -> Any:
+    """A joined column as Tortoise gives it (a DatetimeField's text on SQLite -> an aware datetime)."""
+    return None if value is None else field.to_python_value(value)
 
 
 async def first(model: type[M], *, order_by: tuple[str, ...] = (), as_view: bool = False,

@@ -70,8 +70,16 @@ def conversation_shape(c) -> dict:
 
 
 def rate_shape(r) -> dict:
+    """A listed rate (reports.ListedRate) or one just set (an ExchangeRate row: the company's)."""
     return {"id": r.id, "object": "exchange_rate", "base": r.base, "quote": r.quote, "rate": r.rate,
-            "rate_date": day(r.rate_date), "updated_at": ts(r.updated_at)}
+            "rate_date": day(r.rate_date), "updated_at": ts(r.updated_at), "source": getattr(r, "source", "company")}
+
+
+def missing_shape(r) -> dict:
+    return {"unconverted": [{"currency": u.currency, "deal_count": u.deal_count, "amount": u.amount,
+                             **({} if u.weighted_amount is None else {"weighted_amount": u.weighted_amount})}
+                            for u in r.unconverted],
+            "missing_rates": [{"base": m.base, "quote": m.quote} for m in r.missing_rates]}
 
 
 def revenue_shape(r) -> dict:
@@ -79,7 +87,8 @@ def revenue_shape(r) -> dict:
             "deal_count": r.deal_count,
             "by_currency": [{"currency": x.currency, "amount": x.amount, "deal_count": x.deal_count,
                              "rate": x.rate, "rate_date": day(x.rate_date), "inverse": x.inverse,
-                             "converted_decimal": x.converted_decimal} for x in r.by_currency]}
+                             "source": x.source, "converted_decimal": x.converted_decimal} for x in r.by_currency],
+            **missing_shape(r)}
 
 
 def pipeline_shape(p) -> dict:
@@ -88,7 +97,8 @@ def pipeline_shape(p) -> dict:
                        for s in p.stages],
             "total": {"count": p.count, "value": p.value, "weighted_value": p.weighted_value},
             "rates_used": [{"base": x.base, "quote": x.quote, "rate": x.rate, "rate_date": day(x.rate_date),
-                            "inverse": x.inverse, "source": x.source} for x in p.rates_used]}
+                            "inverse": x.inverse, "source": x.source} for x in p.rates_used],
+            **missing_shape(p)}
 
 
 # ---------------------------------------------------------------- accounts

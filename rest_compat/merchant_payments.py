@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
+from services.money import dispute_view
 from services.payments import customers, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
@@ -19,7 +20,7 @@ def rule_shape(r) -> dict:
             "status": r.status, "conditions": r.conditions, "provider": r.provider, "created_at": ts(r.created_at)}
 
 
-def payment_shape(p) -> dict:
+def payment_shape(p, dispute: dict | None = None) -> dict:
     out = {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
            "provider": p.provider, "routing_decision": p.routing_decision, "risk_score": p.risk_score,
            "created_at": ts(p.created_at), "amount_captured": p.amount_captured,
@@ -30,7 +31,8 @@ def payment_shape(p) -> dict:
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
                                        "fingerprint": p.card_fingerprint, "country": p.card_country}},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
-           "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None}
+           "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
+           "dispute": dispute}
     return out
 
 
@@ -90,15 +92,17 @@ async def payments_list(call: Call) -> dict:
                                      currency=q.get("currency"), provider=q.get("provider"),
                                      customer=q.get("customer"), created_gte=q.get("created_gte"),
                                      created_lte=q.get("created_lte"), columns=LIST_COLUMNS)
+    disputed = await dispute_view.of_payments(principal=call.principal, payments=p.items)   # one read, if any
     return page([{"id": x.id, "status": x.status, "amount": x.amount, "currency": x.currency,
-                  "provider": x.provider, "customer_id": x.customer_id, "created_at": ts(x.created_at)}
+                  "provider": x.provider, "customer_id": x.customer_id, "created_at": ts(x.created_at),
+                  "dispute": dispute_view.shape(disputed.get(x.id))}
                  for x in p.items], p, total=p.total)
 
 
 async def payments_get(call: Call) -> dict:
-    p, r = await payments.get_payment_with_receipt(principal=call.principal, payment_id=call.params["id"])
-    return {**payment_shape(p), "receipt": {"channel": r.channel, "sent_to": r.sent_to, "status": r.status}
-            if r else None}
+    p, r, dispute = await payments.get_payment_detail(principal=call.principal, payment_id=call.params["id"])
+    return {**payment_shape(p, dispute), "receipt": {"channel": r.channel, "sent_to": r.sent_to,
+                                                     "status": r.status} if r else None}
 
 
 async def payments_capture(call: Call) -> dict:

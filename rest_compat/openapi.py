@@ -17,6 +17,7 @@ from typing import Any
 from rest_compat.routing import Interface, Route
 from services.identity import api_keys
 from services.money import currencies as money
+from services.money import disputes as money_disputes
 from services.payments import crypto, intents, links, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
@@ -190,6 +191,10 @@ PAYMENT_STATUS = enum(payments.STATUSES)
 RECEIPT = null(shape({"channel": enum(("messaging", "email")), "sent_to": STR,
                       "status": enum(("pending", "sent", "failed"))},
                      description="the automatic receipt to the customer (retrieve only)"))
+DISPUTE_OF_PAYMENT = null(shape(
+    {"id": STR, "object": const("dispute"), "amount": INT, "fee": INT, "currency": CURRENCY, "reason": STR,
+     "status": enum(money_disputes.STATUSES), "evidence_due_by": TS, "created_at": TS, "closed_at": null(TS)},
+    description="the payment's dispute (GET /api/disputes/{id} has its evidence); null when not disputed"))
 PAYMENT = shape({
     "id": STR, "object": const("payment"), "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
     "provider": null(STR), "routing_decision": ROUTING_DECISION, "risk_score": INT, "created_at": TS,
@@ -201,10 +206,11 @@ PAYMENT = shape({
     "metadata": METADATA_OUT, "livemode": BOOL,
     "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
     "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
-    "receipt": RECEIPT},
+    "dispute": DISPUTE_OF_PAYMENT, "receipt": RECEIPT},
     optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
-                      "provider": null(STR), "customer_id": null(STR), "created_at": TS})
+                      "provider": null(STR), "customer_id": null(STR), "created_at": TS,
+                      "dispute": DISPUTE_OF_PAYMENT})
 CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
                 "exp_month": {"type": "integer", "minimum": 1, "maximum": 12},
                 "exp_year": {"type": "integer", "minimum": 0, "maximum": 9999, "description": "YYYY or YY"},
@@ -570,19 +576,37 @@ MESSAGE = shape({"id": STR, "object": const("message"), "direction": enum(("inbo
 CONVERSATION = shape({"object": const("conversation"), "customer": null(ref("CrmCustomer")),
                       "customer_id": null(STR), "phone": STR, "last_message": MESSAGE, "unread_count": INT,
                       "message_count": INT})
+RATE_SOURCE = {"type": "string", "enum": ["company", "reference"],
+               "description": "company: set with PUT /api/reports/rates; reference: shipped with the service "
+                              "(the US dollar pegs), used for a pair the company did not set"}
 RATE = shape({"id": STR, "object": const("exchange_rate"), "base": CRM_CURRENCY, "quote": CRM_CURRENCY,
-              "rate": DECIMAL, "rate_date": DATE, "updated_at": TS})
-RATE_USED = {"base": CRM_CURRENCY, "quote": CRM_CURRENCY, "rate": DECIMAL, "rate_date": null(DATE), "inverse": BOOL}
+              "rate": DECIMAL, "rate_date": DATE, "updated_at": TS, "source": RATE_SOURCE})
+LISTED_RATE = shape({"id": null(STR), "object": const("exchange_rate"), "base": CRM_CURRENCY, "quote": CRM_CURRENCY,
+                     "rate": DECIMAL, "rate_date": null(DATE), "updated_at": null(TS), "source": RATE_SOURCE},
+                    description="A reference rate has no id, rate_date or updated_at")
+USED_SOURCE = {"type": "string", "enum": ["company", "reference", "same"]}
+RATE_USED = {"base": CRM_CURRENCY, "quote": CRM_CURRENCY, "rate": DECIMAL, "rate_date": null(DATE), "inverse": BOOL,
+             "source": USED_SOURCE}
+MISSING = {"unconverted": arr(shape({"currency": CRM_CURRENCY, "deal_count": INT,
+                                     "amount": {"type": "integer", "description": "minor units of `currency`"},
+                                     "weighted_amount": {"type": "integer",
+                                                         "description": "pipeline only: amount x probability"}},
+                                    optional=("weighted_amount",)),
+                              description="amounts in currencies with no rate to the target, in their own "
+                                          "currency; not in the totals"),
+           "missing_rates": arr(shape({"base": CRM_CURRENCY, "quote": CRM_CURRENCY}),
+                                description="the pairs with no rate: set one with PUT /api/reports/rates")}
 REVENUE = shape({"object": const("revenue_report"), "currency": CRM_CURRENCY, "total": INT,
                  "total_decimal": DECIMAL, "deal_count": INT,
                  "by_currency": arr(shape({"currency": CRM_CURRENCY, "amount": INT, "deal_count": INT,
                                            "rate": DECIMAL, "rate_date": null(DATE), "inverse": BOOL,
-                                           "converted_decimal": DECIMAL}))})
+                                           "source": USED_SOURCE, "converted_decimal": DECIMAL})),
+                 **MISSING})
 PIPELINE = shape({"object": const("pipeline_report"), "currency": CRM_CURRENCY,
                   "stages": arr(shape({"stage": enum(crm_deals.STAGES), "count": INT, "value": INT,
                                        "weighted_value": INT})),
                   "total": shape({"count": INT, "value": INT, "weighted_value": INT}),
-                  "rates_used": arr(shape(RATE_USED))})
+                  "rates_used": arr(shape(RATE_USED)), **MISSING})
 PASSWORD = {"type": "string", "minLength": 1, "maxLength": 200}
 EMAIL = text(254, format="email")
 CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": text(32, description="E.164, e.g. +905551112233"),
@@ -637,7 +661,10 @@ CRM: dict[tuple[str, str], Op] = {
     ("PUT", "/deals/{id}"): Op(DEAL_WITH_COMMISSIONS, body(DEAL_IN)),
     ("GET", "/commissions"): Op(
         list_of(COMMISSION, total="total_count", crm=True),
-        query=(*CRM_PAGE, q("deal_id", text(40)), q("user_id", text(40)), q("status", enum(("active", "reversed"))))),
+        query=(*CRM_PAGE, q("deal_id", text(40)), q("owner_id", text(40), "the deal owner who earned it"),
+               q("user_id", text(40), "same as owner_id"), q("status", enum(("active", "reversed")))),
+        description="Commissions of won deals, newest first: one per deal and won-cycle, earned by the deal's "
+                    "owner at the time (user_id); reversed when the deal leaves won."),
     ("GET", "/messaging/webhook"): Op(
         None, media="text/plain", errors=(403,),
         query=(q("hub.mode", text(64)), q("hub.verify_token", text(200)), q("hub.challenge", text(200))),
@@ -660,10 +687,19 @@ CRM: dict[tuple[str, str], Op] = {
     ("POST", "/messaging/read"): Op(shape({"object": const("read_receipt"), "marked": INT}),
                                    body({"customer_id": text(40), "phone": text(32)}), errors=(404,)),
     ("GET", "/reports/revenue"): Op(
-        REVENUE, query=(q("currency", CRM_CURRENCY, "target currency (the company's by default)"),
-                        q("from", WHEN, "won at or after"), q("to", WHEN, "won at or before"))),
-    ("GET", "/reports/pipeline"): Op(PIPELINE, query=(q("currency", CRM_CURRENCY, "target currency"),)),
-    ("GET", "/reports/rates"): Op(shape({"object": const("list"), "data": arr(RATE), "has_more": BOOL})),
+        REVENUE, query=(q("currency", CRM_CURRENCY, "the target currency the total is converted to (the "
+                                                    "company's report currency by default)"),
+                        q("from", WHEN, "won at or after"), q("to", WHEN, "won at or before")),
+        description="Won deals converted to `currency`; amounts in a currency with no rate to it are listed in "
+                    "`unconverted` (their pairs in `missing_rates`), never a 400."),
+    ("GET", "/reports/pipeline"): Op(
+        PIPELINE, query=(q("currency", CRM_CURRENCY, "the target currency (the company's by default)"),),
+        description="The open stages in `currency`; deals in a currency with no rate to it are listed in "
+                    "`unconverted` (not in the stages), their pairs in `missing_rates`."),
+    ("GET", "/reports/rates"): Op(
+        shape({"object": const("list"), "data": arr(LISTED_RATE), "has_more": BOOL}),
+        description="The company's rates (newest date first per pair), then the reference rates shipped "
+                    "with the service: 1 USD in SAR, AED, QAR, BHD, OMR and JOD (their fixed pegs)."),
     ("PUT", "/reports/rates"): Op(
         RATE, body({"base": CRM_CURRENCY, "quote": CRM_CURRENCY,
                     "rate": {"type": ["string", "number"], "description": "1 base = rate quote (a positive decimal)"},

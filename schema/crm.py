@@ -136,14 +136,40 @@ class CrmInbox:
     next_cursor: str | None
 
 
-@strawberry.type
+@strawberry.type(description="A rate of the reports: one the company set (source company) or a reference rate "
+                             "shipped with the service (source reference: no id, rateDate or updatedAt).")
 class CrmExchangeRate:
-    id: strawberry.ID
+    id: strawberry.ID | None
     base: str
     quote: str
     rate: str
-    rate_date: date
-    updated_at: datetime
+    rate_date: date | None
+    updated_at: datetime | None
+    source: str
+
+
+@strawberry.type(description="Amounts in a currency with no rate to the report's currency, in their own "
+                             "currency (minor units); not in the report's totals.")
+class CrmUnconverted:
+    currency: str
+    deal_count: int
+    amount: MinorAmount
+    weighted_amount: MinorAmount | None = strawberry.field(description="Pipeline only: amount x probability")
+
+
+@strawberry.type
+class CrmMissingRate:
+    base: str
+    quote: str
+
+
+def _unconverted(r) -> list[CrmUnconverted]:
+    return [CrmUnconverted(currency=u.currency, deal_count=u.deal_count, amount=u.amount,
+                           weighted_amount=u.weighted_amount) for u in r.unconverted]
+
+
+def _missing(r) -> list[CrmMissingRate]:
+    return [CrmMissingRate(base=m.base, quote=m.quote) for m in r.missing_rates]
 
 
 @strawberry.type
@@ -155,6 +181,7 @@ class CrmRevenuePart:
     rate_date: date | None
     inverse: bool
     converted_decimal: str
+    source: str
 
 
 @strawberry.type
@@ -164,6 +191,8 @@ class CrmRevenue:
     total_decimal: str
     deal_count: int
     by_currency: list[CrmRevenuePart]
+    unconverted: list[CrmUnconverted]
+    missing_rates: list[CrmMissingRate]
 
 
 @strawberry.type
@@ -181,6 +210,8 @@ class CrmPipeline:
     count: int
     value: MinorAmount
     weighted_value: MinorAmount
+    unconverted: list[CrmUnconverted]
+    missing_rates: list[CrmMissingRate]
 
 
 @strawberry.type
@@ -191,20 +222,23 @@ class CrmReports:
         return CrmRevenue(currency=r.currency, total=r.total, total_decimal=r.total_decimal, deal_count=r.deal_count,
                           by_currency=[CrmRevenuePart(currency=x.currency, amount=x.amount, deal_count=x.deal_count,
                                                       rate=x.rate, rate_date=x.rate_date, inverse=x.inverse,
-                                                      converted_decimal=x.converted_decimal) for x in r.by_currency])
+                                                      converted_decimal=x.converted_decimal, source=x.source)
+                                      for x in r.by_currency],
+                          unconverted=_unconverted(r), missing_rates=_missing(r))
 
     @strawberry.field
     async def pipeline(self, info: Info[Context, None], currency: str | None = None) -> CrmPipeline:
         p = await reports.pipeline(principal=crm_principal(info), query={"currency": currency} if currency else {})
         return CrmPipeline(currency=p.currency, count=p.count, value=p.value, weighted_value=p.weighted_value,
                            stages=[CrmPipelineStage(stage=s.stage, count=s.count, value=s.value,
-                                                    weighted_value=s.weighted_value) for s in p.stages])
+                                                    weighted_value=s.weighted_value) for s in p.stages],
+                           unconverted=_unconverted(p), missing_rates=_missing(p))
 
     @strawberry.field
     async def rates(self, info: Info[Context, None]) -> list[CrmExchangeRate]:
         rows = await reports.list_rates(principal=crm_principal(info))
-        return [CrmExchangeRate(id=strawberry.ID(r.id), base=r.base, quote=r.quote, rate=r.rate,
-                                rate_date=r.rate_date, updated_at=r.updated_at) for r in rows]
+        return [CrmExchangeRate(id=strawberry.ID(r.id) if r.id else None, base=r.base, quote=r.quote, rate=r.rate,
+                                rate_date=r.rate_date, updated_at=r.updated_at, source=r.source) for r in rows]
 
 
 def _query(**kw) -> dict:
@@ -240,6 +274,15 @@ class CrmQuery:
     @strawberry.field
     async def deal(self, info: Info[Context, None], id: strawberry.ID) -> Deal:
         return Deal.of(await deals.get_deal(principal=crm_principal(info), deal_id=str(id)))
+
+    @strawberry.field(description="Commissions of won deals, newest first (as GET /api/commissions): one per deal "
+                                  "and won-cycle, earned by the deal's owner at the time (userId).")
+    async def commissions(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
+                          deal_id: str | None = None, owner_id: str | None = None,
+                          status: str | None = None) -> Connection[CrmCommission]:
+        q = _query(limit=check_first(first), starting_after=after, deal_id=deal_id, owner_id=owner_id, status=status)
+        page = await deals.list_commissions(principal=crm_principal(info), query=q)
+        return connection(page, CrmCommission.of, after=after)
 
     @strawberry.field
     async def inbox(self, info: Info[Context, None], first: int | None = None, after: str | None = None,

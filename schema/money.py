@@ -4,7 +4,6 @@ as /api/balance, /api/settlements, /api/analytics and /api/disputes."""
 from __future__ import annotations
 
 from datetime import date, datetime
-from collections.abc import AsyncGenerator
 from typing import Annotated
 
 import strawberry
@@ -16,7 +15,6 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.scalars import MinorAmount
-from services import live_events
 from services.money import analytics, balance, disputes
 
 
@@ -295,20 +293,3 @@ class Mutation:
         d, errors = await user_errors(lambda: disputes.submit_evidence(principal=principal, dispute_id=str(input.id),
                                                                        data=data))
         return DisputePayload(dispute=Dispute.of(d) if d else None, user_errors=errors)
-
-
-@strawberry.type
-class SubscriptionRoot:
-    """Root subscription fields (named so: `Subscription` is the billing subscription type)."""
-
-    @strawberry.subscription(description="The caller's own events (merchant and mode of the key given in "
-                                         "connection_init), as they commit, within about a second: the same "
-                                         "envelopes as webhooks {id, type, created, livemode, data: {object}, "
-                                         "merchant_id}. `types` filters (default: every type). Over "
-                                         "graphql-transport-ws on /graphql.")
-    async def payment_events(self, info: Info[Context, None],
-                             types: list[str] | None = None) -> AsyncGenerator[strawberry.scalars.JSON, None]:
-        principal = info.context.principal
-        live_events.check_types(types)
-        async for envelope in live_events.stream_events(principal=principal, types=types):
-            yield envelope

@@ -12,7 +12,9 @@ from strawberry.types import Info
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
+from schema.money import Dispute
 from schema.relay import Connection, Node, check_first, connection, node_resolver
+from services.money import dispute_view
 from services.payments import customers, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
@@ -171,6 +173,18 @@ class Payment(Node):
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
         return await load_receipt(info, str(self.id))
+
+    @strawberry.field(description="The cardholder's dispute of this payment; null when it is not disputed")
+    async def dispute(self, info: Info[Context, None]) -> Dispute | None:
+        if self.status != dispute_view.DISPUTED:       # only a disputed payment has one: no read
+            return None
+        principal = info.context.principal
+
+        async def batch(keys: list[str]):
+            found = await dispute_view.by_payment_ids(principal=principal, payment_ids=list(keys))
+            return [found.get(k) for k in keys]
+        d = await info.context.loader("DisputeByPaymentLoader", batch).load(str(self.id))
+        return Dispute.of(d) if d is not None else None
 
     @classmethod
     def of(cls, p) -> Payment:

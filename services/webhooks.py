@@ -391,10 +391,15 @@ def _sample_object(event_type: str, principal: Principal) -> dict:
     group, _, what = event_type.partition(".")
     now = runtime().clock.now()
     if group == "payment":
-        status = {"created": "requires_payment_method", "disputed": "succeeded"}.get(what, what)
+        status = {"created": "requires_payment_method"}.get(what, what)
+        dispute = None
+        if what == "disputed":         # the shape of services.money.dispute_view.shape
+            dispute = {"id": new_id("dp"), "object": "dispute", "amount": 10000, "fee": 25000, "currency": "TRY",
+                       "reason": "fraudulent", "status": "needs_response",
+                       "evidence_due_by": iso(now + timedelta(days=7)), "created_at": iso(now), "closed_at": None}
         return {"id": new_id("pay"), "object": "payment", "status": status, "amount": 10000, "currency": "TRY",
                 "livemode": principal.livemode, "merchant_id": principal.merchant_id,
-                "created_at": iso(now), "metadata": {"test": "true"}}
+                "created_at": iso(now), "metadata": {"test": "true"}, "dispute": dispute}
     return {"id": new_id("test"), "object": group, "status": what, "livemode": principal.livemode}
 
 

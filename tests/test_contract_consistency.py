@@ -428,10 +428,15 @@ async def test_pipeline_report_on_a_fresh_company_uses_the_pegged_rates(crm):
     used = {(x["base"], x["quote"]): x for x in b["rates_used"]}
     assert used[("USD", "SAR")]["rate"] == "3.75" and used[("USD", "SAR")]["source"] == "reference"
     assert used[("USD", "SAR")]["rate_date"] is None
-    # revenue in USD works too; a floating currency without a configured rate is still refused
+    # revenue in USD works too; a floating currency without a configured rate is no 400 (issue 22):
+    # every deal is listed in its own currency and each pair named
     assert (await crm.get("/api/reports/revenue?currency=USD", headers=acct.h)).status == 200
     r = await crm.get("/api/reports/pipeline?currency=TRY", headers=acct.h)
-    assert r.status == 400 and (await r.json())["error"]["code"] == "exchange_rate_missing"
+    b = await r.json()
+    assert r.status == 200 and b["total"] == {"count": 0, "value": 0, "weighted_value": 0}
+    assert [(u["currency"], u["amount"]) for u in b["unconverted"]] == [("AED", 100_000), ("QAR", 100_000),
+                                                                        ("SAR", 100_000), ("USD", 100_000)]
+    assert b["missing_rates"] == [{"base": c, "quote": "TRY"} for c in ("AED", "QAR", "SAR", "USD")]
     # a configured rate wins over the reference rate
     await crm.put("/api/reports/rates", json={"base": "USD", "quote": "SAR", "rate": "3.7", "rate_date": "2026-01-02"},
                   headers=acct.h)

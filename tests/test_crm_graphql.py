@@ -106,7 +106,10 @@ async def test_crm_query_matches_rest(crm, acct):
     pipeline = await (await crm.get("/api/reports/pipeline?currency=TRY", headers=acct.h)).json()
     assert data["reports"]["pipeline"] == {"value": pipeline["total"]["value"],
                                            "weightedValue": pipeline["total"]["weighted_value"]}
-    assert data["reports"]["rates"] == [{"base": "USD", "quote": "TRY", "rate": "34.5", "rateDate": "2026-01-02"}]
+    assert data["reports"]["rates"][0] == {"base": "USD", "quote": "TRY", "rate": "34.5", "rateDate": "2026-01-02"}
+    rest_rates = (await (await crm.get("/api/reports/rates", headers=acct.h)).json())["data"]
+    assert data["reports"]["rates"] == [{"base": x["base"], "quote": x["quote"], "rate": x["rate"],
+                                         "rateDate": x["rate_date"]} for x in rest_rates]   # then the references
     assert data["inbox"] == {"totalCount": 0, "conversations": []}
 
 

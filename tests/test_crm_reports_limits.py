@@ -59,10 +59,12 @@ async def test_revenue_rounds_once_half_up(crm, acct):
     assert (b["total"], b["total_decimal"]) == (379517, "379.517")         # half-up (half-even would be .516)
     b = await (await crm.get("/api/reports/revenue?currency=USD", headers=acct.h)).json()
     assert (b["total"], b["total_decimal"]) == (123420, "1234.20")
-    r = await crm.get("/api/reports/revenue?currency=EUR", headers=acct.h)
-    assert r.status == 400
-    err = (await r.json())["error"]
-    assert (err["code"], err["param"]) == ("exchange_rate_missing", "currency")
+    r = await crm.get("/api/reports/revenue?currency=EUR", headers=acct.h)   # no USD-EUR rate (issue 22:
+    assert r.status == 200                                                     # reported, never a 400)
+    b = await r.json()
+    assert (b["total"], b["deal_count"], b["by_currency"]) == (0, 0, [])
+    assert b["unconverted"] == [{"currency": "USD", "deal_count": 1, "amount": 123420}]
+    assert b["missing_rates"] == [{"base": "USD", "quote": "EUR"}]
     r = await crm.get("/api/reports/revenue?currency=XYZ", headers=acct.h)
     assert r.status == 400 and (await r.json())["error"]["param"] == "currency"
 
@@ -92,7 +94,8 @@ async def test_rates_listed_and_set_by_admins_only(crm, acct):
     again = await put_rate(crm, acct, "USD", "TRY", "34.5", "2026-01-05")   # same pair and date: replaced
     assert again["id"] == row["id"] and again["rate"] == "34.5"
     r = await crm.get("/api/reports/rates", headers=acct.h)
-    assert [(x["base"], x["quote"], x["rate"]) for x in (await r.json())["data"]] == [("USD", "TRY", "34.5")]
+    assert [(x["base"], x["quote"], x["rate"]) for x in (await r.json())["data"]
+            if x["source"] == "company"] == [("USD", "TRY", "34.5")]
     for body, param in (({"base": "USD", "quote": "USD", "rate": "1"}, "quote"),
                         ({"base": "USD", "quote": "TRY", "rate": "-1"}, "rate"),
                         ({"base": "USD", "quote": "TRY", "rate": "abc"}, "rate"),

@@ -10,7 +10,8 @@ from tests.money_fixtures import pay_ok
 from tests.payments_fixtures import DECLINED, call, card
 
 PROTOCOL = "graphql-transport-ws"
-SUB = 'subscription($types: [String!]) { paymentEvents(types: $types) }'
+SUB = ('subscription($types: [String!]) { paymentEvents(types: $types) { id type created livemode merchantId '
+       'payment { id status amount currency } envelope } }')
 
 
 async def connect(client, key: str):
@@ -48,9 +49,12 @@ async def test_a_subscriber_receives_its_own_payment_succeeded_and_nothing_of_an
     msg = await next_message(ws, timeout=3.0)                   # within the bound, well under it in practice
     assert msg["type"] == "next" and msg["id"] == "1", msg
     event = msg["payload"]["data"]["paymentEvents"]
-    assert event["type"] == "payment.succeeded" and event["merchant_id"] == merchant.id
-    assert event["data"]["object"]["id"] == mine["id"] and event["livemode"] is False
-    assert event["id"].startswith("evt_") and isinstance(event["created"], int)
+    assert event["type"] == "payment.succeeded" and event["merchantId"] == merchant.id
+    assert event["payment"] == {"id": mine["id"], "status": "succeeded", "amount": 5000, "currency": "TRY"}
+    assert event["livemode"] is False and event["id"].startswith("evt_")
+    envelope = event["envelope"]                                 # the webhook envelope, as delivered
+    assert (envelope["id"], envelope["type"], envelope["merchant_id"]) == (event["id"], event["type"], merchant.id)
+    assert envelope["data"]["object"]["id"] == mine["id"] and isinstance(envelope["created"], int)
     try:
         extra = await next_message(ws, timeout=1.0)
     except asyncio.TimeoutError:

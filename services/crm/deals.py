@@ -177,11 +177,15 @@ async def commissions_of(*, principal: CrmPrincipal, deal_ids: list[str]) -> dic
 
 
 async def list_commissions(*, principal: CrmPrincipal, query: dict) -> Page:
+    """The company's commissions, newest first. Filters: deal_id, owner_id (the deal's owner when it
+    was won, who earns it: the commission's user_id; `user_id` is accepted as the same filter),
+    status (active | reversed)."""
     qs = Commission.filter(**_scope(principal))
     if query.get("deal_id"):
         qs = qs.filter(deal_id=_ref(query["deal_id"], "deal_id"))
-    if query.get("user_id"):
-        qs = qs.filter(user_id=_ref(query["user_id"], "user_id"))
+    for param in ("owner_id", "user_id"):
+        if query.get(param):
+            qs = qs.filter(user_id=_ref(query[param], param))
     if query.get("status"):
         qs = qs.filter(status=check_enum(query["status"], "status", ("active", "reversed")))
     return await paginate(qs, limit=check_limit(query.get("limit")), starting_after=query.get("starting_after"))

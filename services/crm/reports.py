@@ -1,12 +1,14 @@
 """CRM reports: won revenue and the open pipeline normalised to a target currency through the
-company's configured exchange rates, and the rates themselves (an admin sets them).
+company's configured exchange rates (else the reference rates it ships: the dollar pegs), and the
+rates themselves (an admin sets them).
 
 Amounts are converted exactly with Decimal and rounded once, half-up, to the target currency's
-minor unit (KWD and IQD: 3 decimals)."""
+minor unit (KWD and IQD: 3 decimals). An amount in a currency with no rate to the target is not
+an error: it is reported in its own currency under `unconverted`, the pair under `missing_rates`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from tortoise.exceptions import IntegrityError
@@ -14,7 +16,7 @@ from tortoise.functions import Count, Sum
 
 from models.crm import Company, Deal, ExchangeRate
 from services.crm.accounts import CrmPrincipal
-from services.crm.currency import check_currency, exponent, reference_rate
+from services.crm.currency import check_currency, exponent, reference_rate, reference_rates
 from services.crm.customers import _scope
 from services.crm.deals import OPEN_STAGES
 from services.errors import ValidationError
@@ -44,15 +46,33 @@ class CurrencyPart:
     rate_date: date | None
     inverse: bool
     converted_decimal: str  # exact, before the one final rounding
+    source: str = "company"  # company | reference | same (the target currency itself)
+
+
+@dataclass
+class MissingRate:
+    base: str              # the amounts' currency
+    quote: str             # the target currency
+
+
+@dataclass
+class Unconverted:
+    """Amounts of one currency that have no rate to the target: in their own minor units."""
+    currency: str
+    deal_count: int
+    amount: int            # revenue: the won value; pipeline: the open value
+    weighted_amount: int | None = None   # pipeline only: value x probability, rounded once
 
 
 @dataclass
 class Revenue:
     currency: str
-    total: int             # minor units of the target currency
+    total: int             # minor units of the target currency (converted parts only)
     total_decimal: str
     deal_count: int
     by_currency: list[CurrencyPart]
+    unconverted: list[Unconverted] = field(default_factory=list)
+    missing_rates: list[MissingRate] = field(default_factory=list)
 
 
 @dataclass
@@ -71,6 +91,21 @@ class Pipeline:
     value: int
     weighted_value: int
     rates_used: list[RateUsed] = field(default_factory=list)
+    unconverted: list[Unconverted] = field(default_factory=list)
+    missing_rates: list[MissingRate] = field(default_factory=list)
+
+
+@dataclass
+class ListedRate:
+    """A rate of GET /api/reports/rates: one the company set (`source` company: id, rate_date,
+    updated_at) or a reference rate the service ships (`source` reference: none of those)."""
+    id: str | None
+    base: str
+    quote: str
+    rate: str
+    rate_date: date | None
+    updated_at: datetime | None
+    source: str
 
 
 def _major(amount: int, currency: str) -> Decimal:
@@ -89,9 +124,10 @@ class Rates:
     def __init__(self, rows: list[ExchangeRate]):
         self.rows = rows
 
-    def find(self, base: str, quote: str) -> tuple[Decimal, RateUsed]:
+    def find(self, base: str, quote: str) -> tuple[Decimal, RateUsed] | None:
+        """1 base = x quote and how it was found; None when no rate joins the two."""
         if base == quote:
-            return Decimal(1), RateUsed(base, quote, "1", None, False)
+            return Decimal(1), RateUsed(base, quote, "1", None, False, source="same")
         for r in self.rows:        # rows are ordered newest date first
             if r.base == base and r.quote == quote:
                 return Decimal(r.rate), RateUsed(base, quote, r.rate, r.rate_date, False)
@@ -100,8 +136,7 @@ class Rates:
         ref = reference_rate(base, quote)
         if ref is not None:        # no configured rate: the default reference rate (pegs, through USD)
             return ref, RateUsed(base, quote, format(ref.normalize(), "f"), None, False, source="reference")
-        raise ValidationError(f"No exchange rate between {base} and {quote} is configured: set one with "
-                              f"PUT /api/reports/rates", param="currency", code="exchange_rate_missing")
+        return None
 
 
 async def _rates(company_id: str, on: date | None = None) -> Rates:
@@ -138,18 +173,24 @@ async def revenue(*, principal: CrmPrincipal, query: dict) -> Revenue:
     rows = await qs.annotate(total=Sum("value"), n=Count("id")).group_by("currency").values("currency", "total", "n")
     rates = await _rates(principal.company_id)
     total = Decimal(0)
-    parts, count = [], 0
+    parts, count, unconverted = [], 0, []
     for r in sorted(rows, key=lambda r: r["currency"]):
         amount = int(r["total"] or 0)
-        rate, used = rates.find(r["currency"], target)
+        found = rates.find(r["currency"], target)
+        if found is None:
+            unconverted.append(Unconverted(currency=r["currency"], deal_count=r["n"], amount=amount))
+            continue
+        rate, used = found
         converted = _major(amount, r["currency"]) * rate
         total += converted
         count += r["n"]
         parts.append(CurrencyPart(currency=r["currency"], amount=amount, deal_count=r["n"], rate=used.rate,
                                   rate_date=used.rate_date, inverse=used.inverse,
-                                  converted_decimal=format(converted.normalize(), "f") if converted else "0"))
+                                  converted_decimal=format(converted.normalize(), "f") if converted else "0",
+                                  source=used.source))
     minor, text = _round_minor(total, target)
-    return Revenue(currency=target, total=minor, total_decimal=text, deal_count=count, by_currency=parts)
+    return Revenue(currency=target, total=minor, total_decimal=text, deal_count=count, by_currency=parts,
+                   unconverted=unconverted, missing_rates=[MissingRate(u.currency, target) for u in unconverted])
 
 
 async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
@@ -160,8 +201,16 @@ async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
     rates = await _rates(principal.company_id)
     sums = {s: [0, Decimal(0), Decimal(0)] for s in OPEN_STAGES}
     used: dict[tuple, RateUsed] = {}
+    missing: dict[str, list] = {}          # currency -> [count, value, weighted value] in its own units
     for d in deals:
-        rate, u = rates.find(d["currency"], target)
+        found = rates.find(d["currency"], target)
+        if found is None:
+            m = missing.setdefault(d["currency"], [0, 0, Decimal(0)])
+            m[0] += 1
+            m[1] += d["value"]
+            m[2] += _major(d["value"], d["currency"]) * Decimal(d["probability"]) / 100
+            continue
+        rate, u = found
         if d["currency"] != target:
             used[(u.base, u.quote, u.rate_date)] = u
         v = _major(d["value"], d["currency"]) * rate
@@ -176,13 +225,22 @@ async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
                                 weighted_value=_round_minor(w, target)[0]))
     all_v = sum((x[1] for x in sums.values()), Decimal(0))
     all_w = sum((x[2] for x in sums.values()), Decimal(0))
+    unconverted = [Unconverted(currency=c, deal_count=n, amount=v, weighted_amount=_round_minor(w, c)[0])
+                   for c, (n, v, w) in sorted(missing.items())]
     return Pipeline(currency=target, stages=stages, count=sum(x[0] for x in sums.values()),
                     value=_round_minor(all_v, target)[0], weighted_value=_round_minor(all_w, target)[0],
-                    rates_used=list(used.values()))
+                    rates_used=list(used.values()), unconverted=unconverted,
+                    missing_rates=[MissingRate(u.currency, target) for u in unconverted])
 
 
-async def list_rates(*, principal: CrmPrincipal) -> list[ExchangeRate]:
-    return await ExchangeRate.filter(**_scope(principal)).order_by("base", "quote", "-rate_date")
+async def list_rates(*, principal: CrmPrincipal) -> list[ListedRate]:
+    """The company's own rates (by pair, newest date first), then the reference rates the service
+    ships (USD to each pegged currency), which the reports use for a pair the company did not set."""
+    rows = await ExchangeRate.filter(**_scope(principal)).order_by("base", "quote", "-rate_date")
+    return ([ListedRate(id=r.id, base=r.base, quote=r.quote, rate=r.rate, rate_date=r.rate_date,
+                        updated_at=r.updated_at, source="company") for r in rows]
+            + [ListedRate(id=None, base=base, quote=quote, rate=format(rate.normalize(), "f"), rate_date=None,
+                          updated_at=None, source="reference") for base, quote, rate in reference_rates()])
 
 
 def check_rate_value(v) -> Decimal:

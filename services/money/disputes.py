@@ -16,7 +16,7 @@ from models import _lookup as lookup
 from models.money import Dispute
 from models.payments import Payment
 from services import events, scheduler
-from services.money import ledger
+from services.money import dispute_view, ledger
 from services.payments import cards
 from services.payments.objects import event_object
 from services.errors import InvalidState, NotFound, ValidationError
@@ -143,7 +143,7 @@ async def open_dispute(payment_id: str, due: datetime) -> str | None:
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="dispute",
                           legs=legs, payment_id=p.id, source_id=d.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.disputed",
-                          obj=event_object(p, dispute=dispute_object(d)))
+                          obj=event_object(p, dispute=dispute_view.shape(d)))
     return f"payment {p.id} disputed: {d.id}, {amount} + fee {fee} {p.currency} debited"
 
 

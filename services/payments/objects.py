@@ -15,4 +15,5 @@ def event_object(p: Payment, **extra: Any) -> dict:
             "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
             "livemode": p.livemode, "created_at": iso(p.created_at),
-            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None, **extra}
+            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
+            "dispute": None, **extra}

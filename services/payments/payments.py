@@ -25,7 +25,7 @@ from models.core import ListCount, Merchant
 from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
-from services.money import analytics, ledger, markets
+from services.money import analytics, dispute_view, ledger, markets
 from services.payments import cards, customers, receipts, risk, routing
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
@@ -337,14 +337,19 @@ async def read_payment(*, principal: Principal, payment_id: str) -> Payment:
     return p
 
 
-async def get_payment_with_receipt(*, principal: Principal, payment_id: str
-                                   ) -> tuple[Payment, receipts.ReceiptState | None]:
-    """The payment (read-only: a lookup.RowView) and the state of its receipt, in one read."""
-    found = await lookup.first_with(Payment, Receipt, "payment_id", receipts.RECEIPT_COLUMNS, as_view=True,
-                                    id=payment_id, **principal.scope) if isinstance(payment_id, str) else None
+async def get_payment_detail(*, principal: Principal, payment_id: str
+                             ) -> tuple[Payment, receipts.ReceiptState | None, dict | None]:
+    """The payment (read-only: a lookup.RowView), the state of its receipt and its dispute
+    (dispute_view.shape, None when not disputed), in one read."""
+    found = await lookup.first_with_all(Payment, _DETAIL_JOINS, as_view=True, id=payment_id, **principal.scope) \
+        if isinstance(payment_id, str) else None
     if found is None:
         raise NotFound()
-    return found[0], receipts.state_from(found[1])
+    p, (receipt, dispute) = found
+    return p, receipts.state_from(receipt), dispute_view.shape(dispute)
+
+
+_DETAIL_JOINS = ((Receipt, "payment_id", receipts.RECEIPT_COLUMNS), dispute_view.JOIN)
 
 
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,

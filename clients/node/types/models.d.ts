@@ -188,6 +188,7 @@ export interface Payment {
   livemode?: boolean;
   payment_link?: string | null;
   receipt_url?: string | null;
+  dispute: PaymentDispute | null;
   receipt?: Receipt | null;
 }
 
@@ -221,6 +222,19 @@ export interface PaymentCustomerParams {
   email?: string;
   name?: string;
   phone?: string;
+}
+
+export interface PaymentDispute {
+  id: string;
+  object: "dispute";
+  amount: number;
+  fee: number;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  reason: string;
+  status: "lost" | "needs_response" | "under_review" | "won";
+  evidence_due_by: string;
+  created_at: string;
+  closed_at: string | null;
 }
 
 export interface PaymentIntent {

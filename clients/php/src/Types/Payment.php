@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Payment extends Resource
 {
-    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'receipt' => [Receipt::class, false]];
+    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -49,6 +49,8 @@ final class Payment extends Resource
     public ?string $payment_link = null;
     /** @var string|null */
     public ?string $receipt_url = null;
+    /** @var PaymentDispute|null */
+    public ?PaymentDispute $dispute = null;
     /** @var Receipt|null */
     public ?Receipt $receipt = null;
 }

@@ -35,6 +35,7 @@ __all__ = [
     "PaymentCaptureParams",
     "PaymentCreateParams",
     "PaymentCustomerParams",
+    "PaymentDispute",
     "PaymentIntent",
     "PaymentIntentCancelParams",
     "PaymentIntentConfirmParams",
@@ -432,7 +433,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'receipt': ('Receipt', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -452,6 +453,7 @@ class Payment(Model):
     livemode: Optional[bool] = None
     payment_link: Optional[str] = None
     receipt_url: Optional[str] = None
+    dispute: Optional[PaymentDispute] = None
     receipt: Optional[Receipt] = None
 
 
@@ -464,6 +466,22 @@ class PaymentCapture(Model):
     amount: Optional[int] = None
     amount_authorized: Optional[int] = None
     currency: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentDispute(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    id: Optional[str] = None
+    object: Optional[str] = None
+    amount: Optional[int] = None
+    fee: Optional[int] = None
+    currency: Optional[str] = None
+    reason: Optional[str] = None
+    status: Optional[str] = None
+    evidence_due_by: Optional[str] = None
+    created_at: Optional[str] = None
+    closed_at: Optional[str] = None
 
 
 @register
@@ -1290,6 +1308,33 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "customer"
+            ]
+        ]
+    ],
+    "PaymentDispute": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "dispute"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "dispute"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "dispute"
             ]
         ]
     ],
