@@ -215,7 +215,7 @@ async def test_a_receipt_shows_the_date_in_the_merchants_zone_and_the_card_or_th
     assert "Sonu 4444 olan Mastercard" in html
     r = await client.get(path_of(i["receipt_url"]), headers={"Accept": "text/plain", "Accept-Language": "en"})
     text = await r.text()
-    assert f"Paid at: {expect['en']}" in text and "Paid with: Mastercard ending 4444" in text
+    assert f"Date: {expect['en']}" in text and "Paid with: Mastercard ending 4444" in text
     # A cash-on-delivery intent: the method's name (no card).
     status, cod = await call(client, "POST", "/v1/payments/intent", m.sk,
                              {"amount": 20000, "currency": "AED", "payment_method": "cod",
