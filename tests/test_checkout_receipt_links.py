@@ -215,7 +215,7 @@ async def test_a_receipt_shows_the_date_in_the_merchants_zone_and_the_card_or_th
     assert "Sonu 4444 olan Mastercard" in html
     r = await client.get(path_of(i["receipt_url"]), headers={"Accept": "text/plain", "Accept-Language": "en"})
     text = await r.text()
-    assert f"Paid at: {expect['en']}" in text and "Paid with: Mastercard ending 4444" in text
+    assert f"Date: {expect['en']}" in text and "Paid with: Mastercard ending 4444" in text
     # A cash-on-delivery intent: the method's name (no card).
     status, cod = await call(client, "POST", "/v1/payments/intent", m.sk,
                              {"amount": 20000, "currency": "AED", "payment_method": "cod",
@@ -248,3 +248,17 @@ async def test_the_migration_gives_rows_paid_before_it_a_token_of_their_own(clie
     assert got["receipt_url"].endswith(f"/receipt/{tokens[1]}")
     status, html, _ = await open_page(client, got["receipt_url"])
     assert status == 200 and paid["id"] in html
+
+
+async def test_the_access_log_never_holds_a_receipt_token(client, merchant, caplog):
+    import logging
+    caplog.set_level(logging.INFO)
+    i = await _paid_intent(client, merchant.sk)
+    token = RECEIPT.fullmatch(i["receipt_url"]).group(2)
+    status, _, _ = await open_page(client, i["receipt_url"])
+    assert status == 200
+    lines = [rec for rec in caplog.records if rec.name == "qafila.access"]
+    assert any(x.path == f"/{i['id']}/receipt/{{token}}" and x.status == 200 for x in lines), [x.path for x in lines]
+    everything = "\n".join(rec.getMessage() + repr(rec.__dict__) for rec in caplog.records
+                           if rec.name != "aiohttp.access")
+    assert token not in everything

@@ -403,12 +403,19 @@ async def receipt_page(request: web.Request) -> web.Response:
     if v is None:
         return _not_found(Page(request))
     page = Page(request, explicit=v.locale, country=v.country)
+    t = page.t
+    if v.card_brand and v.card_last4:
+        method = t.fmt("card_ending", brand=v.card_brand.title(), last4=v.card_last4)
+    else:
+        method = t.get(f"method_{v.method}", v.method)
+    amount, paid = _amount(v.amount, v.currency, page.lang), v.paid_text(page.lang)
     if _wants_text(request):
-        return web.Response(text=receipts.text_of(v, page.lang), content_type="text/plain", charset="utf-8",
+        text = (f"{t.fmt('receipt_from', merchant=v.merchant_name)}\n{t.payment_id}: {v.payment_id}\n"
+                f"{t.amount}: {amount}\n{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n")
+        return web.Response(text=text, content_type="text/plain", charset="utf-8",
                             headers=security_headers(page.settings["settings"]))
-    return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=receipts.method_text(v, page.lang),
-                       amount_text=_amount(v.amount, v.currency, page.lang), paid_iso=v.paid_at.isoformat(),
-                       paid_text=v.paid_text(page.lang))
+    return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method, amount_text=amount,
+                       paid_iso=v.paid_at.isoformat(), paid_text=paid)
 
 
 def _wants_text(request: web.Request) -> bool:

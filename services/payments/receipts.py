@@ -260,38 +260,6 @@ TEXTS = {
 }
 
 
-# The plain-text receipt (receipt_url asked for text/plain): title, payment, amount, date, paid with.
-TEXT_LABELS = {
-    "en": ("Receipt", "Payment", "Amount", "Paid at", "Paid with", "{brand} ending {last4}"),
-    "tr": ("Makbuz", "Ödeme", "Tutar", "Ödeme zamanı", "Ödeme yöntemi", "Sonu {last4} olan {brand}"),
-    "ar": ("إيصال", "الدفعة", "المبلغ", "وقت الدفع", "طريقة الدفع", "{brand} المنتهية بـ {last4}"),
-}
-METHOD_NAMES = {
-    "en": {"card": "Card", "crypto": "Crypto", "cod": "Cash on delivery", "qr": "QR", "tap_to_pay": "Tap to pay",
-           "bank_transfer": "Bank transfer"},
-    "tr": {"card": "Kart", "crypto": "Kripto", "cod": "Kapıda ödeme", "qr": "QR", "tap_to_pay": "Temassız",
-           "bank_transfer": "Havale"},
-    "ar": {"card": "بطاقة", "crypto": "عملة رقمية", "cod": "الدفع عند الاستلام", "qr": "رمز QR",
-           "tap_to_pay": "الدفع باللمس", "bank_transfer": "تحويل مصرفي"},
-}
-
-
-def method_text(v: ReceiptView, locale: str) -> str:
-    """What paid: the card's brand and last four digits, else the method's name."""
-    locale = locale if locale in LOCALES else "en"
-    if v.card_brand and v.card_last4:
-        return TEXT_LABELS[locale][5].format(brand=v.card_brand.title(), last4=v.card_last4)
-    return METHOD_NAMES[locale].get(v.method, v.method)
-
-
-def text_of(v: ReceiptView, locale: str) -> str:
-    locale = locale if locale in LOCALES else "en"
-    title, payment, amount, paid_at, paid_with, _ = TEXT_LABELS[locale]
-    return (f"{title} — {v.merchant_name}\n{payment}: {v.payment_id}\n"
-            f"{amount}: {pricing.format_localized(v.amount, v.currency, locale)}\n"
-            f"{paid_at}: {v.paid_text(locale)}\n{paid_with}: {method_text(v, locale)}\n")
-
-
 def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
     t = TEXTS.get(locale, TEXTS["en"])
     merchant = v.merchant_name or t["fallback_merchant"]
