@@ -10,7 +10,7 @@ async def _backfill(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [('core', '0002_list_counts'), ('intents', '0002_list_keyset')]
+    dependencies = [('core', '0002_list_counts'), ('intents', '0003_intent_refunds')]
 
     initial = False
 
