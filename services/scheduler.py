@@ -82,6 +82,7 @@ def _load_jobs() -> None:
     """Job kinds register on import; import the modules that define them."""
     from services.billing import subscriptions  # noqa: F401
     from services.money import balance, disputes  # noqa: F401
+    from services.payments import local_methods  # noqa: F401
 
 
 async def next_due(scope: Scope, until: datetime, *, limit: int = 100) -> list[Due]:

@@ -450,5 +450,7 @@ def install(app: web.Application, settings) -> None:
     r.add_get(f"{pay}/{ID}/result", result_page, name="page:result")
     r.add_get(f"{pay}/{ID}/receipt", receipt_page, name="page:receipt")
     r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
+    from app.checkout import sandbox            # the KNET and BenefitPay sandbox pages
+    sandbox.install(r, pay)
     if pay:       # under its own prefix, any other path is this service's 404 page
         r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")
