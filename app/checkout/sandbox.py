@@ -14,7 +14,7 @@ from aiohttp import web
 
 from app.checkout import pages
 from services.errors import NotFound, ValidationError
-from services.payments import local_methods, methods, pricing
+from services.payments import checkout, checkout_local, local_methods, methods, pricing
 
 METHOD = r"{method:knet|benefit}"
 PAY_ID = r"{id:pay_[0-9A-Za-z]{1,40}}"
@@ -86,3 +86,57 @@ async def bank_submit(request: web.Request) -> web.Response:
 def install(router: web.UrlDispatcher, pay: str) -> None:
     router.add_get(f"{pay}/{PAY_ID}/{METHOD}", bank_page, name="page:sandbox")
     router.add_post(f"{pay}/{PAY_ID}/{METHOD}", bank_submit, name="page:sandbox.submit")
+
+
+# ---------------------------------------------------------------- the checkout's local methods
+
+def context(c) -> dict:
+    """What the pay panel needs for the local methods: the choices of a link, the flows."""
+    return {"choices": checkout_local.choices(c), "local_flows": checkout_local.LOCAL_FLOWS}
+
+
+def _local_context(page: pages.Page, c, request: web.Request, **extra) -> dict:
+    ctx = pages._context(page, c, request, **extra)
+    i = c.intent
+    na = (i.next_action or {}) if i is not None else {}
+    ctx["na"] = na
+    if na.get("expires_at"):
+        ctx["expires_text"] = na["expires_at"].replace("T", " ")[:16] + " UTC"
+    ctx["scheme"] = methods.get(c.method).names[page.lang] if c.method in methods.METHODS else ""
+    return ctx
+
+
+def local_panel(request: web.Request, page: pages.Page, c, *, status: int = 200, **extra) -> web.Response:
+    """An intent waiting for its buyer: the Fawry reference, the STC Pay code form, or the link on
+    to the scheme's page."""
+    return page.render("checkout.html", status=status, panel="panel_local.html",
+                       **_local_context(page, c, request, **extra))
+
+
+async def local_submit(request: web.Request, page: pages.Page, c, form: dict, nonce: str) -> web.Response:
+    """A plain form POST (with or without JavaScript): choose a local method on a link, or take the
+    next step of a local-method intent. Answers with a redirect (POST, then GET)."""
+    prefix = page.settings["pay_prefix"]
+    key = f"checkout_{nonce}"
+    try:
+        if form.get("action") == "choose":
+            intent_id = await checkout_local.choose(checkout_id=c.id, form=form, idempotency_key=key)
+            raise web.HTTPSeeOther(f"{prefix}/{intent_id}?locale={page.lang}")
+        step = await checkout_local.act(checkout_id=c.id, form=form, idempotency_key=key)
+    except ValidationError as e:
+        if c.state == "requires_action":
+            return local_panel(request, page, c, status=400, error=e.message, error_field=e.param)
+        return pages._form_error(request, page, c, form, e.message, e.param)
+    if step.kind == "redirect":
+        raise web.HTTPSeeOther(step.url)
+    if step.kind == "succeeded":
+        raise web.HTTPSeeOther(f"{prefix}/{c.id}/result?locale={page.lang}")
+    if step.kind == "declined":
+        message = page.t.decline(step.decline_code)
+        if step.attempts_left:
+            message += " " + page.t.fmt("attempts_left", n=step.attempts_left)
+            fresh = await checkout.load(c.id)
+            return local_panel(request, page, fresh, status=402, error=message, error_field="otp")
+        fresh = await checkout.load(c.id)
+        return pages._form_error(request, page, fresh, form, message, None, declined=True, status=402)
+    raise web.HTTPSeeOther(f"{prefix}/{c.id}?locale={page.lang}")

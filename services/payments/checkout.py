@@ -37,6 +37,7 @@ _ID = re.compile(r"(lnk|pay|inv)_[0-9A-Za-z]{1,40}")
 _EXPIRY = re.compile(r"\s*(\d{1,2})\s*/\s*(\d{2}|\d{4})\s*")
 _PHONE = re.compile(r"\+?[0-9][0-9 ()-]{5,30}")
 GONE_STATES = {"succeeded": "paid", "refunded": "paid", "canceled": "cancelled"}
+LOCAL_FLOWS = intents.LOCAL_FLOWS          # their buyer steps: services.payments.checkout_local
 
 
 class Gone(DomainError):
