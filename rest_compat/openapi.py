@@ -451,15 +451,19 @@ MERCHANT.update({
 INTENT_STATUS = enum(intents.STATUSES)
 FEE = shape({"amount": INT, "currency": CURRENCY, "rate": DECIMAL,
              "breakdown": shape({"processing": INT, "currency_conversion": INT, "network": INT})})
-NEXT_ACTION = {"oneOf": [{"type": "null"},
-    shape({"type": const("redirect_to_url"), "redirect_to_url": shape({"url": null(STR), "return_url": null(STR)})},
-          description="3-D Secure"),
-    shape({"type": const("redirect"), "url": STR, "return_url": STR},
-          description="KNET, BenefitPay: open url; the buyer comes back to return_url"),
-    shape({"type": const("display_reference"), "reference": {"type": "string", "pattern": "^[0-9]+$"},
-           "expires_at": TS}, description="Fawry: the buyer pays the reference at an outlet before expires_at"),
-    shape({"type": const("otp"), "phone_hint": STR},
-          description="STC Pay: confirm again with the one-time code sent to the phone")]}
+NEXT_ACTION = null(shape({
+    "type": enum(("redirect_to_url", "redirect", "display_reference", "otp")),
+    "redirect_to_url": shape({"url": null(STR), "return_url": null(STR)}, description="redirect_to_url (3-D Secure)"),
+    "url": {"type": "string", "description": "redirect (KNET, BenefitPay): the scheme's page"},
+    "return_url": {"type": "string", "description": "redirect: where the buyer comes back"},
+    "reference": {"type": "string", "pattern": "^[0-9]+$",
+                  "description": "display_reference (Fawry): paid at an outlet before expires_at"},
+    "expires_at": TS,
+    "phone_hint": {"type": "string", "description": "otp (STC Pay): the phone's last 4 digits; confirm again "
+                                                    "with otp"}},
+    optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint"),
+    description="By type: redirect_to_url {redirect_to_url}; redirect {url, return_url}; display_reference "
+                "{reference, expires_at}; otp {phone_hint}"))
 PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: brand, last4, networks (mada); knet, benefit: "
                           "bank, payment_id, transaction_id, reference_number, result; fawry: reference, "
                           "expires_at, paid_at; stcpay: phone_hint, attempts_left"}

@@ -231,3 +231,23 @@ async def test_api_refuses_mada_with_another_card_and_methods_with_a_buyer_step(
     assert status == 400 and body["error"]["param"] == "payment_method.card.number"
     assert await Payment.filter(merchant_id=merchant.id).count() == 0
     assert await Event.filter(merchant_id=merchant.id).count() == 0
+
+
+PAY = """mutation($input: PaymentCreateInput!) { paymentCreate(input: $input) {
+  payment { id status provider card { brand networks country } }
+  userErrors { code field message } } }"""
+
+
+async def test_graphql_payment_create_takes_mada_and_refuses_a_buyer_step_as_rest_does(client, merchant):
+    card_in = {"number": "4464040000000007", "expMonth": 12, "expYear": 2030, "cvc": "123"}
+    status, body = await gql(client, PAY, {"input": {"amount": 10_000, "currency": "SAR",
+                                                     "paymentMethod": {"type": "mada", "card": card_in}}},
+                             key=merchant.sk)
+    out = body["data"]["paymentCreate"]
+    assert out["userErrors"] == [] and out["payment"]["provider"] == "gulfnet", body
+    assert out["payment"]["card"] == {"brand": "mada", "networks": ["mada", "visa"], "country": "SA"}
+    status, body = await gql(client, PAY, {"input": {"amount": 10_000, "currency": "KWD",
+                                                     "paymentMethod": {"type": "knet", "card": card_in}}},
+                             key=merchant.sk)
+    e = body["data"]["paymentCreate"]["userErrors"][0]
+    assert e["field"] == "paymentMethod.type" and "/v1/payments/intent" in e["message"]

@@ -10,7 +10,7 @@ export interface Balance {
 
 export interface BalanceAmount {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface CardDetails {
@@ -79,9 +79,19 @@ export interface CustomerUpdateParams {
   metadata?: Record<string, unknown>;
 }
 
+export interface DisplayName {
+  ar: string;
+  en: string;
+  tr: string;
+}
+
+export interface FawryPayParams {
+  reference: string;
+}
+
 export interface Fee {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   rate: string;
   breakdown: FeeBreakdown;
 }
@@ -99,7 +109,7 @@ export interface Invoice {
   status: "draft" | "paid" | "sent";
   customer_id: string;
   subscription_id: string | null;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   items: Array<InvoiceItem>;
   subtotal: number;
   tax_rate: number;
@@ -120,7 +130,7 @@ export interface Invoice {
 
 export interface InvoiceCreateParams {
   customer_id: string;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   items: Array<InvoiceItemParams>;
   due_date?: string;
   tax_rate?: number | string;
@@ -152,9 +162,25 @@ export interface InvoiceSendParams {
   channel: "email" | "messaging";
 }
 
+export interface MethodFee {
+  bps: number;
+  fixed: number;
+  cap: number | null;
+}
+
+export interface MethodLimits {
+  minimum: number;
+  maximum: number;
+}
+
 export interface NextAction {
-  type: "redirect_to_url";
-  redirect_to_url: RedirectToUrl;
+  type: "display_reference" | "otp" | "redirect" | "redirect_to_url";
+  redirect_to_url?: RedirectToUrl;
+  url?: string;
+  return_url?: string;
+  reference?: string;
+  expires_at?: string;
+  phone_hint?: string;
 }
 
 export interface Payment {
@@ -162,7 +188,7 @@ export interface Payment {
   object?: "payment";
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   provider: string | null;
   routing_decision?: RoutingDecision;
   risk_score?: number;
@@ -185,7 +211,7 @@ export interface PaymentCapture {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
   amount_authorized: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface PaymentCaptureParams {
@@ -194,7 +220,7 @@ export interface PaymentCaptureParams {
 
 export interface PaymentCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   routing?: unknown;
   payment_method: PaymentMethodParams;
   customer?: PaymentCustomerParams;
@@ -217,9 +243,9 @@ export interface PaymentIntent {
   object: "payment_intent";
   status: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_received: number;
-  payment_method: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  payment_method: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -249,6 +275,7 @@ export interface PaymentIntent {
   qr_code_url?: string;
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
+  payment_method_details?: Record<string, unknown>;
 }
 
 export interface PaymentIntentCancelParams {
@@ -260,13 +287,15 @@ export interface PaymentIntentConfirmParams {
   payment_method_id?: string;
   return_url?: string;
   client_secret?: string;
+  phone?: string;
+  otp?: string;
   idempotency_key?: string;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
-  payment_method: "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  payment_method: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT";
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20";
   merchant_id?: string;
@@ -278,6 +307,9 @@ export interface PaymentIntentCreateParams {
   cod_address?: CodAddress;
   split?: Array<SplitParams>;
   locale?: "ar" | "en" | "tr";
+  phone?: string;
+  expires_in_hours?: number;
+  return_url?: string;
   idempotency_key?: string;
 }
 
@@ -285,8 +317,8 @@ export interface PaymentIntentListParams {
   limit?: number;
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
-  payment_method?: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  payment_method?: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -303,7 +335,7 @@ export interface PaymentLink {
   url: string;
   status: "active" | "cancelled" | "expired";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   description: string | null;
   expires_at: string | null;
   metadata: Record<string, unknown>;
@@ -316,7 +348,7 @@ export interface PaymentLink {
 
 export interface PaymentLinkCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   description?: string;
   expires_at?: string | number;
   metadata?: Record<string, unknown>;
@@ -332,7 +364,7 @@ export interface PaymentListParams {
   limit?: number;
   starting_after?: string;
   status?: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   provider?: string;
   customer?: string;
   created_gte?: string;
@@ -345,9 +377,27 @@ export interface PaymentMethodDetails {
 }
 
 export interface PaymentMethodParams {
-  type?: "card";
+  type?: "card" | "mada";
   card: CardParams;
   billing_country?: string;
+}
+
+export interface PaymentMethodType {
+  object: "payment_method_type";
+  type: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  flow: "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference";
+  display_name: DisplayName;
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  fee: MethodFee;
+  limits: MethodLimits;
+  providers: Array<string>;
+  sandbox: Record<string, unknown>;
+}
+
+export interface PaymentMethodTypeListParams {
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  amount?: number;
+  country?: string;
 }
 
 export interface PaymentRefundParams {
@@ -376,7 +426,7 @@ export interface Refund {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   refund_id: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_refunded: number;
   reason: string | null;
 }
@@ -392,7 +442,7 @@ export interface Settlement {
   id: string;
   object: "settlement";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   status: "in_transit" | "paid";
   arrival_date: string;
   settled_on: string;
@@ -408,7 +458,7 @@ export interface SettlementListParams {
   limit?: number;
   starting_after?: string;
   status?: "in_transit" | "paid";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   arrival_date_gte?: string;
   arrival_date_lte?: string;
 }
@@ -423,7 +473,7 @@ export interface SettlementTransaction {
   gross: number;
   fee: number;
   net: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   created_at: string;
 }
 
@@ -436,7 +486,7 @@ export interface SettlementTransactionListParams {
 export interface SplitParams {
   merchant_id: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface Subscription {
@@ -446,7 +496,7 @@ export interface Subscription {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   interval: "day" | "month" | "week" | "year";
   interval_count: number;
   next_billing: string | null;
@@ -464,7 +514,7 @@ export interface SubscriptionCreateParams {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   interval: "day" | "month" | "week" | "year";
   interval_count?: number;
   metadata?: Record<string, unknown>;
