@@ -306,3 +306,30 @@ async def test_no_card_number_pin_or_code_in_any_row_event_url_or_log(client, me
     logged = [r.getMessage() for r in caplog.records]
     for secret in ("4321", "246802", "123456", APPROVED):
         assert not any(re.search(rf"(?<![0-9]){secret}(?![0-9])", m) for m in logged), secret
+
+
+# ---------------------------------------------------------------- races (run on PostgreSQL too)
+
+async def test_a_reference_paid_twice_at_once_is_paid_once(client, merchant):
+    import asyncio
+    i = await create(client, merchant.sk, amount=25_000, currency="EGP", payment_method="fawry")
+    ref = (await confirm(client, merchant.sk, i["id"]))["next_action"]["reference"]
+    answers = await asyncio.gather(*(call(client, "POST", "/api/test-helpers/fawry/pay", merchant.sk,
+                                          {"reference": ref}) for _ in range(4)))
+    statuses = sorted(s for s, _ in answers)
+    assert statuses.count(200) == 1 and all(s in (400, 409) for s in statuses if s != 200), answers
+    assert await _events(i["id"]) == ["payment.created", "payment.succeeded"]
+    bal = await ledger.merchant_balance(merchant_id=merchant.id, livemode=False)
+    assert bal == {"EGP": 25_000 - i["fee"]["amount"]}
+
+
+async def test_wrong_codes_at_once_never_spend_more_attempts_than_answers_say(client, merchant):
+    import asyncio
+    i = await create(client, merchant.sk, currency="SAR", amount=10_000, payment_method="stcpay", phone=PHONE)
+    await confirm(client, merchant.sk, i["id"])
+    answers = await asyncio.gather(*(client.post(f"/v1/payments/{i['id']}/confirm", json={"otp": "000000"},
+                                                 headers=bearer(merchant.sk)) for _ in range(3)))
+    spent = [r.status for r in answers].count(402)
+    assert all(r.status in (402, 409) for r in answers)
+    left = (await PaymentIntent.get(id=i["id"])).method_details.get("attempts_left")
+    assert left == 3 - spent
