@@ -3,53 +3,17 @@ with KNET, Fawry and STC Pay, with JavaScript on and off, and qafila.js handling
 and one-time-code next actions from the merchant's own origin."""
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-from dataclasses import replace
 from urllib.parse import urlsplit
 
 import pytest
 from aiohttp import web
 
-from app.server import create_app
-
 from models.intents import PaymentIntent
-from tests.test_checkout_browser import CHROMIUM, Live, _free_port, browser, live  # noqa: F401  (fixtures)
+from tests.test_checkout_browser import CHROMIUM, browser, live, start_live  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing")
-
-
-async def run(live, scenario, *args, js: bool = True, allowed: tuple[str, ...] | None = None):  # noqa: F811
-    """`scenario(page, *args)` in the browser thread, JavaScript on or off, outside requests blocked."""
-    allowed = allowed or (live.base,)
-    blocked: list[str] = []
-    errors: list[str] = []
-
-    def go():
-        ctx = live.browser.new_context(locale="en-US", java_script_enabled=js)
-        ctx.set_default_timeout(15000)
-
-        def guard(route):
-            u = urlsplit(route.request.url)
-            if u.scheme in ("data", "blob") or f"{u.scheme}://{u.netloc}" in allowed:
-                route.continue_()
-            else:
-                blocked.append(route.request.url)
-                route.abort()
-        ctx.route("**/*", guard)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: m.type == "error" and not re.match(
-            r"Failed to load resource: the server responded with a status of 4\d\d", m.text) and errors.append(m.text))
-        try:
-            return scenario(page, *args)
-        finally:
-            ctx.close()
-    out = await asyncio.get_running_loop().run_in_executor(live.pool, go)
-    assert blocked == [], f"requests left the service's origin: {blocked}"
-    assert errors == [], f"errors in the page: {errors}"
-    return out
 
 
 # ---------------------------------------------------------------- scenarios (browser thread)
@@ -150,17 +114,8 @@ $("verify").addEventListener("click", function () {
 
 @pytest.fixture
 async def live_shop(aiohttp_server, base_settings, clock, browser):  # noqa: F811
-    """The service and the merchant's page (its own origin, allowed by CORS) that uses qafila.js
-    for the local methods."""
-    port, shop_port = _free_port(), _free_port()
-    base, shop = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{shop_port}"
-    settings = replace(base_settings, public_url=base, pay_url=f"{base}/pay", js_url=f"{base}/js",
-                       cors_origins=[shop])
-    await aiohttp_server(create_app(settings, clock=clock), port=port)
-    await aiohttp_server(_shop_app(base), port=shop_port)
-    from services.identity.merchants import create_merchant
-    m, keys = await create_merchant(email=f"shop-{os.urandom(4).hex()}@example.com", name="Souk Online")
-    return Live(base, shop, keys["secret_key"], keys["publishable_key"], m.id, *browser)
+    """The service and the merchant's page that uses qafila.js for the local methods."""
+    return await start_live(aiohttp_server, base_settings, clock, browser, _shop_app)
 
 
 # ---------------------------------------------------------------- tests
@@ -168,7 +123,7 @@ async def live_shop(aiohttp_server, base_settings, clock, browser):  # noqa: F81
 @pytest.mark.parametrize("js", [True, False])
 async def test_a_kwd_link_paid_through_the_knet_page_ends_on_the_success_page(live, js):  # noqa: F811
     status, link = await live.api("POST", "/api/payment-links", {"amount": 12_500, "currency": "KWD"})
-    out = await run(live, knet_link, link["url"], js=js)
+    out = await live.run(knet_link, link["url"], js=js)
     assert out["choices"] == ["card", "knet"]
     assert urlsplit(out["bank_url"]).path == f"/pay/{out['pay_id']}/knet"
     assert urlsplit(out["url"]).path == f"/pay/{out['pay_id']}/result"
@@ -179,7 +134,7 @@ async def test_a_kwd_link_paid_through_the_knet_page_ends_on_the_success_page(li
 @pytest.mark.parametrize("js", [True, False])
 async def test_an_egp_link_shows_the_fawry_reference(live, js):  # noqa: F811
     status, link = await live.api("POST", "/api/payment-links", {"amount": 50_000, "currency": "EGP"})
-    out = await run(live, fawry_link, link["url"], js=js)
+    out = await live.run(fawry_link, link["url"], js=js)
     assert out["dir"] == "rtl" and re.fullmatch(r"\d{10}", out["reference"])
     assert await PaymentIntent.filter(method_reference=out["reference"], status="requires_action").exists()
 
@@ -187,7 +142,7 @@ async def test_an_egp_link_shows_the_fawry_reference(live, js):  # noqa: F811
 @pytest.mark.parametrize("js", [True, False])
 async def test_stcpay_on_a_sar_link_with_a_wrong_then_the_right_code(live, js):  # noqa: F811
     status, link = await live.api("POST", "/api/payment-links", {"amount": 10_000, "currency": "SAR"})
-    out = await run(live, stcpay_link, link["url"], js=js)
+    out = await live.run(stcpay_link, link["url"], js=js)
     assert "2 attempt(s) left." in out["error"]
 
 
@@ -195,12 +150,12 @@ async def test_qafila_js_follows_the_redirect_and_takes_the_one_time_code(live_s
     live, shop_url = live_shop, live_shop.shop
     status, knet = await live.api("POST", "/v1/payments/intent", {"amount": 10_000, "currency": "KWD",
                                                                    "payment_method": "knet"})
-    out = await run(live, script_local, shop_url, live.pk, knet["client_secret"], "knet",
+    out = await live.run(script_local, shop_url, live.pk, knet["client_secret"], "knet",
                     allowed=(live.base, shop_url))
     assert urlsplit(out["url"]).path == f"/pay/{knet['id']}/result"
     assert (await PaymentIntent.get(id=knet["id"])).status == "succeeded"
     status, stc = await live.api("POST", "/v1/payments/intent", {"amount": 10_000, "currency": "SAR",
                                                                   "payment_method": "stcpay", "phone": "+966550001122"})
-    out = await run(live, script_local, shop_url, live.pk, stc["client_secret"], "stcpay",
+    out = await live.run(script_local, shop_url, live.pk, stc["client_secret"], "stcpay",
                     allowed=(live.base, shop_url))
     assert out == {"first": "requires_action:otp:****1122", "second": "succeeded"}
