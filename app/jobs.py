@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.billing import subscriptions
 from services.money import balance, disputes
-from services.payments import intent_expiry
+from services.payments import intent_expiry, local_methods
 
 
 def register_job_kinds() -> None:
@@ -12,3 +12,4 @@ def register_job_kinds() -> None:
     disputes.register_jobs()         # dispute.open, dispute.decide
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
     intent_expiry.register_jobs()    # intent.expire
+    local_methods.register_jobs()    # fawry.expire

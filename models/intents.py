@@ -20,8 +20,9 @@ class PaymentMethod(Model):
     exp_month = fields.SmallIntField()
     exp_year = fields.SmallIntField()
     fingerprint = fields.CharField(max_length=64)
+    networks = fields.JSONField(null=True)                        # a mada card's networks: ["mada", "visa"]
     # Sandbox behaviour of a test card number, decided at tokenization: ok | decline | 3ds.
-    test_behaviour = fields.CharField(max_length=12, default="ok")
+    test_behaviour = fields.CharField(max_length=24, default="ok")
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -71,6 +72,10 @@ class PaymentIntent(Model):
     succeeded_at = fields.DatetimeField(null=True)
     canceled_at = fields.DatetimeField(null=True)
     version = fields.IntField(default=0)                          # bumped by every transition
+    # Local methods (services.payments.local_methods): the buyer's phone (STC Pay), attempts left,
+    # the scheme's own references and result; never a card number, PIN or one-time code.
+    method_details = fields.JSONField(null=True)
+    method_reference = fields.CharField(max_length=40, null=True, unique=True)   # a Fawry reference
 
     class Meta:
         table = "payment_intents"

@@ -66,6 +66,7 @@ class Payment(Model):
     card_exp_year = fields.IntField(null=True)
     card_fingerprint = fields.CharField(max_length=32, null=True)
     card_country = fields.CharField(max_length=2, null=True)
+    card_networks = fields.JSONField(null=True)                   # a mada card's networks: ["mada", "visa"]
     billing_country = fields.CharField(max_length=2, null=True)
     customer = fields.ForeignKeyField("payments.Customer", related_name="payments", null=True,
                                       on_delete=fields.SET_NULL)

@@ -29,7 +29,7 @@ def confirm_shape(i) -> dict:
 def payment_method_shape(pm) -> dict:
     return {"id": pm.id, "object": "payment_method", "type": pm.type, "livemode": pm.livemode,
             "card": {"brand": pm.brand, "last4": pm.last4, "exp_month": pm.exp_month, "exp_year": pm.exp_year,
-                     "fingerprint": pm.fingerprint},
+                     "fingerprint": pm.fingerprint, "networks": list(pm.networks)},
             "created_at": ts(pm.created_at)}
 
 
@@ -157,5 +157,6 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    return Interface(name="v1", prefix="/v1", routes=ROUTES, render_error=render_error,
+    from rest_compat import local_methods
+    return Interface(name="v1", prefix="/v1", routes=ROUTES + local_methods.V1_ROUTES, render_error=render_error,
                      rate_rule=ratelimit.INTENTS_V1, admit=auth.admit)

@@ -29,7 +29,8 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
            "payment_method": {"type": p.payment_method_type,
                               "card": {"brand": p.card_brand, "last4": p.card_last4,
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
-                                       "fingerprint": p.card_fingerprint, "country": p.card_country}},
+                                       "fingerprint": p.card_fingerprint, "country": p.card_country,
+                                       **({"networks": p.card_networks} if p.card_networks else {})}},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
            "dispute": dispute}

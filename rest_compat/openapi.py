@@ -18,7 +18,7 @@ from rest_compat.routing import Interface, Route
 from services.identity import api_keys
 from services.money import currencies as money
 from services.money import disputes as money_disputes
-from services.payments import crypto, intents, links, payments, pricing, routing
+from services.payments import crypto, intents, links, methods, payment_methods, payments, pricing, routing
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
 from services.crm import deals as crm_deals
@@ -220,7 +220,7 @@ ROUTING_IN = {"description": "a strategy name, a provider name, or {strategy, pr
               "oneOf": [text(40), body({"strategy": enum(routing.STRATEGIES), "provider": text(40)})]}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
-    "payment_method": body({"type": enum(("card",)), "card": CARD_IN,
+    "payment_method": body({"type": enum(methods.API_TYPES), "card": CARD_IN,
                             "billing_country": {"type": "string", "pattern": "^[A-Za-z]{2}$"}}, required=("card",)),
     "customer": body({"email": text(254, format="email"), "name": text(200), "phone": text(32)}),
     "customer_id": text(40), "metadata": METADATA, "description": text(500), "capture": BOOL,
@@ -281,7 +281,8 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("POST", "/payments/create"): Op(
         PAYMENT, PAYMENT_CREATE, errors=(402, 409),
         description="402 when the card is declined (`code`: card_declined, insufficient_funds, "
-                    "authentication_required, ...)."),
+                    "authentication_required, ...). payment_method.type mada takes a mada card; the methods "
+                    "with a buyer step (knet, benefit, fawry, stcpay) are a 400 pointing to /v1 payment intents."),
     ("GET", "/payments/list"): Op(
         list_of(PAYMENT_ITEM),
         query=(*PAGE, q("status", PAYMENT_STATUS), q("currency", CURRENCY), q("provider", text(40)),
@@ -460,8 +461,22 @@ MERCHANT.update({
 INTENT_STATUS = enum(intents.STATUSES)
 FEE = shape({"amount": INT, "currency": CURRENCY, "rate": DECIMAL,
              "breakdown": shape({"processing": INT, "currency_conversion": INT, "network": INT})})
-NEXT_ACTION = null(shape({"type": const("redirect_to_url"),
-                          "redirect_to_url": shape({"url": null(STR), "return_url": null(STR)})}))
+NEXT_ACTION = null(shape({
+    "type": enum(("redirect_to_url", "redirect", "display_reference", "otp")),
+    "redirect_to_url": shape({"url": null(STR), "return_url": null(STR)}, description="redirect_to_url (3-D Secure)"),
+    "url": {"type": "string", "description": "redirect (KNET, BenefitPay): the scheme's page"},
+    "return_url": {"type": "string", "description": "redirect: where the buyer comes back"},
+    "reference": {"type": "string", "pattern": "^[0-9]+$",
+                  "description": "display_reference (Fawry): paid at an outlet before expires_at"},
+    "expires_at": TS,
+    "phone_hint": {"type": "string", "description": "otp (STC Pay): the phone's last 4 digits; confirm again "
+                                                    "with otp"}},
+    optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint"),
+    description="By type: redirect_to_url {redirect_to_url}; redirect {url, return_url}; display_reference "
+                "{reference, expires_at}; otp {phone_hint}"))
+PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: brand, last4, networks (mada); knet, benefit: "
+                          "bank, payment_id, transaction_id, reference_number, result; fawry: reference, "
+                          "expires_at, paid_at; stcpay: phone_hint, attempts_left"}
 CRYPTO = shape({"asset": enum(crypto.ASSETS), "network": enum(crypto.NETWORKS), "address": STR,
                 "amount_crypto": DECIMAL, "rate": DECIMAL, "rate_locked_until": TS, "qr_code_url": STR,
                 "detected_at": null(TS), "confirmed_at": null(TS), "transaction_hash": null(STR)})
@@ -481,12 +496,13 @@ INTENT = shape({
     "cancellation_reason": null(STR), "livemode": BOOL, "next_action": NEXT_ACTION, "receipt_url": null(STR),
     "receipt": RECEIPT,
     "failure_code": null(STR), "failure_message": null(STR), "split": arr({"type": "object"}),
-    "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR)},
-    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
+    "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR),
+    "payment_method_details": PAYMENT_METHOD_DETAILS},
+    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt", "payment_method_details"))
 INTENT_REFUNDED = shape({**INTENT["properties"], "refund": shape({
     "id": STR, "object": const("refund"), "amount": INT, "currency": CURRENCY, "reason": null(STR),
     "status": STR, "payment_intent": STR, "created_at": TS})},
-    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
+    optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt", "payment_method_details"))
 IDEMPOTENCY_KEY_BODY = text(255, description="may also be sent as the X-Idempotency-Key header")
 INTENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "payment_method": enum(intents.METHODS),
@@ -494,12 +510,24 @@ INTENT_CREATE = body({
     "merchant_id": text(44, description="your own mer_ id"), "customer_id": text(64), "order_id": text(200),
     "description": text(1000), "statement_descriptor": text(22), "metadata": METADATA, "cod_address": COD_ADDRESS,
     "split": arr(SPLIT, maxItems=intents.MAX_SPLITS), "locale": enum(pricing.LOCALES),
+    "phone": text(32, description="stcpay: the buyer's mobile number, +9665 and 8 digits"),
+    "expires_in_hours": {"type": "integer", "minimum": 1, "maximum": 168,
+                         "description": "fawry: the reference's life (48 by default)"},
+    "return_url": text(2000, format="uri", description="where a redirect method (knet, benefit) sends the buyer"),
     "idempotency_key": IDEMPOTENCY_KEY_BODY},
     required=("amount", "currency", "payment_method"),
-    description="crypto_asset and crypto_network are required for crypto; cod_address for cod")
+    description="crypto_asset and crypto_network are required for crypto; cod_address for cod; phone for stcpay. "
+                "A method used with a currency it does not serve is a 400 naming payment_method "
+                "(GET /v1/payment_method_types lists them)")
+METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(methods.TYPES),
+                     "flow": enum(sorted({m.flow for m in methods.METHODS.values()})),
+                     "display_name": shape({"ar": STR, "en": STR, "tr": STR}), "currency": CURRENCY,
+                     "fee": shape({"bps": INT, "fixed": INT, "cap": null(INT)}),
+                     "limits": shape({"minimum": INT, "maximum": INT}), "providers": arr(STR),
+                     "sandbox": {"type": "object"}})
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
-                                       "exp_year": null(INT), "fingerprint": null(STR)}),
+                                       "exp_year": null(INT), "fingerprint": null(STR), "networks": arr(STR)}),
                         "created_at": TS})
 UNIX_OR_ISO = {"type": "string", "description": "Unix seconds (or an ISO 8601 date-time)"}
 
@@ -508,6 +536,8 @@ V1: dict[tuple[str, str], Op] = {
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
+                      "phone": text(32, description="stcpay: the buyer's mobile number (if not given on create)"),
+                      "otp": text(12, description="stcpay: the one-time code, on the second confirm"),
                       "idempotency_key": IDEMPOTENCY_KEY_BODY}),
         errors=(402, 409),
         description="With a publishable key, client_secret is required. The documented confirm fields "
@@ -531,7 +561,13 @@ V1: dict[tuple[str, str], Op] = {
                     "amount_received. 400 invalid_state for an intent that is not succeeded or is fully "
                     "refunded, 400 amount_too_large above what is left."),
     ("POST", "/payment_methods"): Op(
-        PAYMENT_METHOD, body({"type": enum(("card", "card_present")), "card": CARD_IN}, required=("card",))),
+        PAYMENT_METHOD, body({"type": enum(payment_methods.TYPES), "card": CARD_IN}, required=("card",))),
+    ("GET", "/payment_method_types"): Op(
+        shape({"object": const("list"), "data": arr(METHOD_TYPE)}),
+        query=(q("currency", CURRENCY, "required"), q("amount", INT, "minor units"),
+               q("country", {"type": "string", "pattern": "^[A-Za-z]{2}$"}, "the buyer's country")),
+        description="Secret or publishable key. Card first; mada and stcpay for SAR, knet for KWD, benefit for "
+                    "BHD, fawry for EGP."),
     ("GET", "/payments/{id}/qr.png"): Op(None, media="image/png", description="The QR code of a qr intent."),
     ("GET", "/payments/{id}/3ds"): Op(None, media="text/html", query=(q("token", text(200), "challenge token"),),
                                      description="The sandbox 3-D Secure challenge page (a browser page)."),
@@ -545,6 +581,11 @@ V1: dict[tuple[str, str], Op] = {
     ("POST", "/test_helpers/payments/{id}/cod_delivered"): Op(INTENT, body({}), errors=(409,)),
     ("POST", "/test_helpers/payments/{id}/cod_returned"): Op(INTENT, body({}), errors=(409,)),
 }
+
+MERCHANT[("POST", "/test-helpers/fawry/pay")] = Op(
+    INTENT, body({"reference": text(40)}, required=("reference",)), errors=(403,),
+    description="Test keys only (403 with a live key): the buyer pays the Fawry reference at an outlet; the "
+                "intent succeeds. A paid or expired reference is a 400 (reference_already_paid, reference_expired).")
 
 # ---- CRM /api
 

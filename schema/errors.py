@@ -33,11 +33,14 @@ class UserError:
     decline_code: str | None = strawberry.field(
         default=None, description="For `payment_declined`: the provider's reason (card_declined, "
                                   "insufficient_funds, risk_declined, ...), as in the REST error body.")
+    attempts_left: int | None = strawberry.field(
+        default=None, description="For a wrong STC Pay one-time code: the attempts left, as in the REST error body.")
 
     @classmethod
     def of(cls, err: DomainError) -> UserError:
         return cls(code=err.code, message=err.message, field=camel(err.param),
-                   decline_code=err.extra_fields().get("decline_code"))
+                   decline_code=err.extra_fields().get("decline_code"),
+                   attempts_left=err.extra_fields().get("attempts_left"))
 
 
 async def user_errors(fn: Callable[[], Awaitable[T]]) -> tuple[T | None, list[UserError]]:

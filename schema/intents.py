@@ -69,10 +69,17 @@ class RedirectToUrl:
     return_url: str
 
 
-@strawberry.type
+@strawberry.type(description="What the buyer does next: redirect_to_url (3-D Secure), redirect (KNET, "
+                               "BenefitPay: url, returnUrl), display_reference (Fawry: reference, expiresAt), "
+                               "otp (STC Pay: phoneHint, then confirm again with otp).")
 class NextAction:
     type: str
     redirect_to_url: RedirectToUrl | None
+    url: str | None = None
+    return_url: str | None = None
+    reference: str | None = None
+    expires_at: datetime | None = None
+    phone_hint: str | None = None
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -117,6 +124,9 @@ class PaymentIntent(Node):
     cod_address: CodAddress | None
     cod_status: str | None
     qr_code_url: str | None
+    payment_method_details: JSON | None = strawberry.field(
+        default=None, description="The card's brand and networks (mada), or the local method's own references "
+                                  "and result (knet, benefit, fawry, stcpay); as in REST.")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -141,7 +151,10 @@ class PaymentIntent(Node):
             created_at=intent.created_at, expires_at=intent.expires_at, succeeded_at=intent.succeeded_at,
             canceled_at=intent.canceled_at, cancellation_reason=o["cancellation_reason"], livemode=o["livemode"],
             next_action=NextAction(type=na["type"], redirect_to_url=RedirectToUrl(**na["redirect_to_url"])
-                                   if na.get("redirect_to_url") else None) if na else None,
+                                   if na.get("redirect_to_url") else None, url=na.get("url"),
+                                   return_url=na.get("return_url"), reference=na.get("reference"),
+                                   expires_at=_dt(na.get("expires_at")), phone_hint=na.get("phone_hint"))
+            if na else None,
             receipt_url=o["receipt_url"], failure_code=o["failure_code"], failure_message=o["failure_message"],
             split=[SplitEntry(**s) for s in o["split"]],
             crypto=CryptoDetails(asset=c["asset"], network=c["network"], address=c["address"],
@@ -150,7 +163,8 @@ class PaymentIntent(Node):
                                  detected_at=_dt(c["detected_at"]), confirmed_at=_dt(c["confirmed_at"]),
                                  transaction_hash=c["transaction_hash"]) if c else None,
             cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
-            cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"))
+            cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
+            payment_method_details=o.get("payment_method_details"))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -203,6 +217,9 @@ class PaymentIntentCreateInput:
     cod_address: CodAddressInput | None = strawberry.UNSET
     split: list[SplitInput] | None = strawberry.UNSET
     locale: str | None = strawberry.UNSET
+    phone: str | None = strawberry.UNSET                 # stcpay: the buyer's mobile number
+    expires_in_hours: int | None = strawberry.UNSET      # fawry: 1-168, default 48
+    return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
 
 
@@ -212,6 +229,8 @@ class PaymentIntentConfirmInput:
     payment_method_id: str | None = strawberry.UNSET
     return_url: str | None = strawberry.UNSET
     client_secret: str | None = strawberry.UNSET
+    phone: str | None = strawberry.UNSET                 # stcpay
+    otp: str | None = strawberry.UNSET                   # stcpay: the one-time code (second confirm)
     idempotency_key: str | None = strawberry.UNSET
 
 
@@ -301,7 +320,7 @@ class Mutation:
         intent_id = str(data.pop("id"))
         intent, errors = await user_errors(lambda: intents.confirm_intent(principal=principal, intent_id=intent_id,
                                                                           data=data))
-        if errors and errors[0].code == "payment_declined":
+        if errors and errors[0].code == "payment_declined":     # a card decline, a wrong one-time code
             # The decline is a userError (with declineCode) and the intent, now failed, is returned too.
             intent = await intents.get_intent(principal=principal, intent_id=intent_id,
                                               client_secret=data.get("client_secret"))

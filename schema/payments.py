@@ -98,6 +98,8 @@ class PaymentCard:
     exp_year: int | None
     fingerprint: str | None
     country: str | None
+    networks: list[str] | None = strawberry.field(
+        default=None, description="A mada card's networks, e.g. [\"mada\", \"visa\"] when co-badged")
 
 
 async def _customers_by_id(info: Info[Context, None]):
@@ -132,7 +134,8 @@ def _routing_decision(root) -> RoutingDecision:
 def _card(root) -> PaymentCard:
     p = root._row
     return PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
-                       exp_year=p.card_exp_year, fingerprint=p.card_fingerprint, country=p.card_country)
+                       exp_year=p.card_exp_year, fingerprint=p.card_fingerprint, country=p.card_country,
+                       networks=p.card_networks)
 
 
 def _metadata(root) -> JSON:

@@ -6,6 +6,10 @@ puts it in a payload's userErrors or in errors[].extensions {code, status}.
 from __future__ import annotations
 
 
+# Fields an error may carry besides the four: the decline's reason, a one-time code's attempts left.
+EXTRA_FIELDS = ("decline_code", "attempts_left")
+
+
 class DomainError(Exception):
     status = 400
     code = "invalid_request"
@@ -29,8 +33,7 @@ class DomainError(Exception):
         """Fields a subclass adds to every rendering of the error (REST body, GraphQL
         userError and extensions); a replayed error (services.idempotency) sets them as
         attributes too."""
-        code = getattr(self, "decline_code", None)
-        return {"decline_code": code} if code is not None else {}
+        return {k: getattr(self, k) for k in EXTRA_FIELDS if getattr(self, k, None) is not None}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.status}, {self.code!r}, {self.message!r}, param={self.param!r})"

@@ -30,7 +30,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.idempotency import IdempotencyKey
-from services.errors import DomainError, IdempotencyConflict, ValidationError
+from services.errors import EXTRA_FIELDS, DomainError, IdempotencyConflict, ValidationError
 from services.infra.db import LOCK_NOT_AVAILABLE, sqlstate
 from services.infra.runtime import runtime
 from services.principal import Principal
@@ -143,7 +143,7 @@ async def _replay(row_id: str, fp: str, decode: Callable[[Any], Awaitable[T]]) -
 
 
 def _error_record(exc: DomainError) -> dict:
-    extra = {k: getattr(exc, k) for k in ("decline_code",) if getattr(exc, k, None) is not None}
+    extra = {k: getattr(exc, k) for k in EXTRA_FIELDS if getattr(exc, k, None) is not None}
     return {"error": {"message": exc.message, "code": exc.code, "param": exc.param, "status": exc.status,
                       "type": exc.type, "extra": extra}}
 

@@ -67,14 +67,15 @@ class Live:
                                  headers={"Authorization": f"Bearer {self.sk}"}) as r:
                 return r.status, await r.json()
 
-    async def run(self, scenario, *args, allowed: tuple[str, ...] | None = None):
-        """Run `scenario(page, *args)` in the browser thread with outside requests blocked."""
+    async def run(self, scenario, *args, allowed: tuple[str, ...] | None = None, js: bool = True):
+        """Run `scenario(page, *args)` in the browser thread with outside requests blocked (and
+        JavaScript off with js=False: the pages must work without it)."""
         allowed = allowed or (self.base,)
         blocked: list[str] = []
         errors: list[str] = []
 
         def go():
-            ctx = self.browser.new_context(locale="en-US")
+            ctx = self.browser.new_context(locale="en-US", java_script_enabled=js)
             ctx.set_default_timeout(15000)
 
             def guard(route):
@@ -103,12 +104,18 @@ class Live:
 
 @pytest.fixture
 async def live(aiohttp_server, base_settings, clock, browser):
+    return await start_live(aiohttp_server, base_settings, clock, browser, _shop_app)
+
+
+async def start_live(aiohttp_server, base_settings, clock, browser, shop_app) -> Live:
+    """The service on a loopback port and the merchant's page `shop_app(service_url)` on another
+    (allowed by CORS), with a new merchant."""
     port, shop_port = _free_port(), _free_port()
     base, shop = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{shop_port}"
     settings = replace(base_settings, public_url=base, pay_url=f"{base}/pay", js_url=f"{base}/js",
                        cors_origins=[shop])
     await aiohttp_server(create_app(settings, clock=clock), port=port)
-    await aiohttp_server(_shop_app(base), port=shop_port)
+    await aiohttp_server(shop_app(base), port=shop_port)
     from services.identity.merchants import create_merchant
     m, keys = await create_merchant(email=f"shop-{os.urandom(4).hex()}@example.com", name="Souk Online")
     return Live(base, shop, keys["secret_key"], keys["publishable_key"], m.id, *browser)

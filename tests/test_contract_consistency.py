@@ -30,8 +30,9 @@ from tests.webhooks_fixtures import receiver  # noqa: F401
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 GENERATED_RID = re.compile(r"req_[A-Za-z0-9]{24}")
-CURRENCIES = ("TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD")
-HOME = {"TRY": "TR", "SAR": "SA", "AED": "AE", "QAR": "QA", "KWD": "KW", "EGP": "EG", "IQD": "IQ"}
+CURRENCIES = ("TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD")
+HOME = {"TRY": "TR", "SAR": "SA", "AED": "AE", "QAR": "QA", "KWD": "KW", "EGP": "EG", "IQD": "IQ", "BHD": "BH",
+        "OMR": "OM", "JOD": "JO"}
 
 
 # ---------------------------------------------------------------- a raw webhook receiver
@@ -315,6 +316,7 @@ async def test_crm_rest_and_graphql_list_in_the_same_order(crm, clock):
 DOCUMENTED = {  # currency: (exponent, minimum, maximum) in minor units
     "TRY": (2, 100, 50_000_000), "SAR": (2, 10, 5_000_000), "AED": (2, 10, 5_000_000), "KWD": (3, 100, 4_000_000),
     "QAR": (2, 10, 5_000_000), "EGP": (2, 500, 60_000_000), "IQD": (3, 250_000, 16_000_000_000),
+    "BHD": (3, 100, 5_000_000), "OMR": (3, 100, 5_000_000), "JOD": (3, 100, 10_000_000),
 }
 
 

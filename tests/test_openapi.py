@@ -165,9 +165,10 @@ async def test_enumerations_and_parameters_come_from_the_services(client):
     create = doc["paths"]["/v1/payments/intent"]["post"]
     schema = create["requestBody"]["content"]["application/json"]["schema"]
     assert schema["properties"]["currency"]["enum"] == list(money.CURRENCIES)
-    assert set(money.CURRENCIES) == {"TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD"}
+    assert set(money.CURRENCIES) == {"TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD"}
     assert set(schema["required"]) == {"amount", "currency", "payment_method"}
-    assert schema["properties"]["payment_method"]["enum"] == ["card", "crypto", "cod", "qr", "tap_to_pay"]
+    assert schema["properties"]["payment_method"]["enum"] == ["card", "crypto", "cod", "qr", "tap_to_pay", "mada",
+                                                              "knet", "benefit", "fawry", "stcpay"]
     intent = create["responses"]["201"]["content"]["application/json"]["schema"]
     assert "requires_payment_method" in intent["properties"]["status"]["enum"]
     listing = {p["name"]: p for p in doc["paths"]["/v1/payments"]["get"]["parameters"]}

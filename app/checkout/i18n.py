@@ -2,7 +2,7 @@
 tr, ar). Templates only ever print `t.<key>`; a key missing in a locale is a test failure."""
 from __future__ import annotations
 
-from services.payments import locales
+from services.payments import locales, methods
 
 LOCALES = locales.LOCALES
 RTL = {"ar"}
@@ -137,6 +137,63 @@ AR = {
     "too_many_title": "محاولات كثيرة جدًا",
     "too_many": "محاولات دفع كثيرة جدًا من اتصالك. انتظر دقيقة ثم حاول مرة أخرى.",
 }
+
+# ---- local payment methods (issue 23): the choices, the scheme sandbox pages, Fawry and STC Pay
+EN.update({
+    "choose_method": "Pay with", "pay_with": "Pay with {method}", "sandbox_note": "Sandbox {scheme}: no real money moves.",
+    "sandbox_pay_to": "{amount} to {merchant}", "sandbox_bank": "Bank", "sandbox_pin": "PIN",
+    "sandbox_submit": "Submit", "sandbox_cancel": "Cancel",
+    "sandbox_values": "Sandbox: card 8888 8800 0000 0001 with PIN 1234 approves; 8888 8800 0000 0002 is declined.",
+    "sandbox_finished": "This payment is already finished.",
+    "fawry_title": "Pay at any Fawry outlet", "fawry_reference": "Fawry reference",
+    "fawry_body": "Give this reference number and {amount} in cash at a Fawry kiosk, shop or ATM, or pay it in the "
+                  "myFawry app, before {expires}.", "fawry_get": "Get a Fawry reference",
+    "stcpay_phone": "STC Pay mobile number (+9665…)", "stcpay_send": "Send me a code",
+    "stcpay_code": "One-time code sent to {hint}", "stcpay_verify": "Verify and pay",
+    "stcpay_sandbox": "Sandbox: code 123456 approves.",
+    "decline_NOT CAPTURED": "The bank did not approve the payment.", "decline_CANCELED": "The payment was canceled.",
+    "decline_expired": "The reference expired before it was paid.",
+    "decline_invalid_otp": "The code is wrong.", "decline_otp_attempts_exceeded": "Too many wrong codes.",
+    "attempts_left": "{n} attempt(s) left.",
+})
+TR.update({
+    "choose_method": "Ödeme yöntemi", "pay_with": "{method} ile öde", "sandbox_note": "Test {scheme}: gerçek para hareket etmez.",
+    "sandbox_pay_to": "{merchant} için {amount}", "sandbox_bank": "Banka", "sandbox_pin": "PIN",
+    "sandbox_submit": "Gönder", "sandbox_cancel": "İptal",
+    "sandbox_values": "Test: 8888 8800 0000 0001 kartı ve 1234 PIN onaylanır; 8888 8800 0000 0002 reddedilir.",
+    "sandbox_finished": "Bu ödeme zaten tamamlandı.",
+    "fawry_title": "Herhangi bir Fawry noktasında ödeyin", "fawry_reference": "Fawry referansı",
+    "fawry_body": "{expires} tarihinden önce bu referans numarasını ve {amount} nakiti bir Fawry noktasına verin "
+                  "veya myFawry uygulamasında ödeyin.", "fawry_get": "Fawry referansı al",
+    "stcpay_phone": "STC Pay cep telefonu (+9665…)", "stcpay_send": "Kod gönder",
+    "stcpay_code": "{hint} numarasına gönderilen tek kullanımlık kod", "stcpay_verify": "Doğrula ve öde",
+    "stcpay_sandbox": "Test: 123456 kodu onaylanır.",
+    "decline_NOT CAPTURED": "Banka ödemeyi onaylamadı.", "decline_CANCELED": "Ödeme iptal edildi.",
+    "decline_expired": "Referans ödenmeden süresi doldu.",
+    "decline_invalid_otp": "Kod yanlış.", "decline_otp_attempts_exceeded": "Çok fazla yanlış kod.",
+    "attempts_left": "{n} deneme hakkı kaldı.",
+})
+AR.update({
+    "choose_method": "طريقة الدفع", "pay_with": "ادفع عبر {method}", "sandbox_note": "{scheme} التجريبي: لا تنتقل أموال حقيقية.",
+    "sandbox_pay_to": "{amount} إلى {merchant}", "sandbox_bank": "المصرف", "sandbox_pin": "الرقم السري",
+    "sandbox_submit": "إرسال", "sandbox_cancel": "إلغاء",
+    "sandbox_values": "تجريبي: البطاقة 8888 8800 0000 0001 مع الرقم السري 1234 مقبولة؛ 8888 8800 0000 0002 مرفوضة.",
+    "sandbox_finished": "انتهت هذه الدفعة بالفعل.",
+    "fawry_title": "ادفع في أي منفذ فوري", "fawry_reference": "الرقم المرجعي لفوري",
+    "fawry_body": "قدّم هذا الرقم المرجعي ومبلغ {amount} نقدًا في أي منفذ أو متجر أو صراف فوري، أو ادفعه في تطبيق "
+                  "myFawry، قبل {expires}.", "fawry_get": "احصل على رقم مرجعي من فوري",
+    "stcpay_phone": "رقم جوال STC Pay (+9665…)", "stcpay_send": "أرسل لي الرمز",
+    "stcpay_code": "رمز لمرة واحدة أُرسل إلى {hint}", "stcpay_verify": "تحقق وادفع",
+    "stcpay_sandbox": "تجريبي: الرمز 123456 مقبول.",
+    "decline_NOT CAPTURED": "لم يوافق المصرف على الدفعة.", "decline_CANCELED": "أُلغيت الدفعة.",
+    "decline_expired": "انتهت صلاحية الرقم المرجعي قبل دفعه.",
+    "decline_invalid_otp": "الرمز غير صحيح.", "decline_otp_attempts_exceeded": "رموز خاطئة كثيرة جدًا.",
+    "attempts_left": "المحاولات المتبقية: {n}.",
+})
+# The method names come from the one registry (services.payments.methods).
+for _lang, _labels in (("en", EN), ("tr", TR), ("ar", AR)):
+    for _m in methods.METHODS.values():
+        _labels.setdefault(f"method_{_m.type}", _m.names[_lang])
 
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "tr": TR, "ar": AR}
 

@@ -177,9 +177,10 @@ def _context(page: Page, c: checkout.Checkout, request: web.Request, **extra) ->
     lang = page.lang
     items = [{"name": i["name"], "quantity": i["quantity"],
               "total": _amount(i["amount"] * i["quantity"], c.currency, lang)} for i in c.items]
+    from app.checkout import sandbox              # the local methods' choices (issue 23)
     return {"c": c, "merchant": c.merchant_name, "amount_text": _amount(c.amount, c.currency, lang), "items": items,
             "csrf": new_csrf(c.id), "form": {}, "error": None, "error_field": None, "declined": False,
-            "lock_remaining": _lock_remaining(c), **_paths(request, c.id), **extra}
+            "lock_remaining": _lock_remaining(c), **sandbox.context(c), **_paths(request, c.id), **extra}
 
 
 def _gone(page: Page, reason: str) -> web.Response:
@@ -208,6 +209,9 @@ async def checkout_page(request: web.Request) -> web.Response:
     if isinstance(c, web.Response):
         return c
     page = Page.of(request, c)
+    if c.state == "requires_action" and c.method in checkout.LOCAL_FLOWS:
+        from app.checkout import sandbox
+        return sandbox.local_panel(request, page, c)
     if c.state == "requires_action":
         return await _challenge_page(request, page, c, c.challenge_token)
     panel = "panel_processing.html" if c.state == "processing" else "panel_pay.html"
@@ -268,6 +272,9 @@ async def checkout_submit(request: web.Request) -> web.Response:
         return admitted
     cid, form, c, page, nonce = admitted
     try:
+        if form.get("action") in ("choose", "local"):     # the local methods (app/checkout/sandbox.py)
+            from app.checkout import sandbox
+            return await sandbox.local_submit(request, page, c, form, nonce)
         if form.get("action") == "confirm":
             outcome = await checkout.confirm_offline(checkout_id=cid, client_address=request.remote)
         else:
@@ -479,5 +486,7 @@ def install(app: web.Application, settings) -> None:
     r.add_get(f"{pay}/{ID}/receipt/{TOKEN}", receipt_page, name="page:receipt")
     r.add_get(f"{pay}/{ID}/receipt", receipt_without_token, name="page:receipt.no-token")
     r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
+    from app.checkout import sandbox            # the KNET and BenefitPay sandbox pages
+    sandbox.install(r, pay)
     if pay:       # under its own prefix, any other path is this service's 404 page
         r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")

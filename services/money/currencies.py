@@ -2,7 +2,7 @@
 
 Amounts are integers in minor units everywhere; rates are `Decimal`; a computed amount is
 rounded half-up to the minor unit once, at the end (`round_minor`). KWD and IQD have 3
-decimals.
+decimals, and so do BHD, OMR and JOD.
 
 The one table of currencies (`table()`: code, exponent, minimum, maximum in minor units)
 serves every interface that takes an amount: payments of `/api`, intents of `/v1`
@@ -18,7 +18,8 @@ from typing import Any
 from services.errors import ValidationError
 
 # ISO 4217 exponents of the currencies the platform serves.
-EXPONENTS: dict[str, int] = {"TRY": 2, "SAR": 2, "AED": 2, "KWD": 3, "QAR": 2, "EGP": 2, "IQD": 3}
+EXPONENTS: dict[str, int] = {"TRY": 2, "SAR": 2, "AED": 2, "KWD": 3, "QAR": 2, "EGP": 2, "IQD": 3,
+                             "BHD": 3, "OMR": 3, "JOD": 3}
 CURRENCIES: tuple[str, ...] = tuple(EXPONENTS)
 
 
@@ -39,6 +40,9 @@ DEFAULT_LIMITS: dict[str, AmountLimit] = {
     "QAR": AmountLimit(10, 5_000_000),                  # 0.10 .. 50,000.00
     "EGP": AmountLimit(500, 60_000_000),                # 5.00 .. 600,000.00
     "IQD": AmountLimit(250_000, 16_000_000_000),        # 250.000 .. 16,000,000.000
+    "BHD": AmountLimit(100, 5_000_000),                 # 0.100 .. 5,000.000
+    "OMR": AmountLimit(100, 5_000_000),                 # 0.100 .. 5,000.000
+    "JOD": AmountLimit(100, 10_000_000),                # 0.100 .. 10,000.000
 }
 LIMITS: dict[str, AmountLimit] = dict(DEFAULT_LIMITS)
 

@@ -39,7 +39,8 @@ EVIDENCE_FIELDS = ("product_description", "customer_name", "customer_email", "cu
 LOSING = "losing_evidence"
 
 # The dispute fee per currency, in major units (configuration: `configure_fees`).
-DEFAULT_FEES_MAJOR = {"TRY": 250, "SAR": 55, "AED": 55, "KWD": 5, "QAR": 55, "EGP": 750, "IQD": 20_000}
+DEFAULT_FEES_MAJOR = {"TRY": 250, "SAR": 55, "AED": 55, "KWD": 5, "QAR": 55, "EGP": 750, "IQD": 20_000,
+                     "BHD": 5, "OMR": 5, "JOD": 10}
 FEES: dict[str, int] = {c: v * 10 ** EXPONENTS[c] for c, v in DEFAULT_FEES_MAJOR.items()}
 
 

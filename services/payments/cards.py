@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.errors import ValidationError
+from services.payments import mada
 from services.infra.runtime import runtime
 from services.validation import Fields
 
@@ -49,6 +50,7 @@ SANDBOX: dict[str, str] = {
     "4000002500003155": REQUIRES_3DS,
     "4000000000000341": SAVED_THEN_DECLINE,
     "4000000000000259": DISPUTED,
+    "9682010000000005": INSUFFICIENT_FUNDS,      # mada, declined: insufficient funds
 }
 
 TEST_CARDS: dict[str, str] = {
@@ -64,6 +66,9 @@ TEST_CARDS: dict[str, str] = {
     "visa_tr": "4000007920000004",
     "visa_sa": "4000006820000007",
     "visa_ae": "4000007840000001",
+    "mada": "5888450000000003",
+    "mada_visa": "4464040000000007",
+    "mada_insufficient_funds": "9682010000000005",
 }
 
 # Issuing country by BIN prefix (sandbox cards; a real BIN table is configuration).
@@ -127,6 +132,11 @@ class Card:
     behaviour: str
     number: str = field(repr=False)
     cvc: str | None = field(default=None, repr=False)
+    networks: tuple[str, ...] = ()        # a mada card's networks, e.g. ("mada", "visa") when co-badged
+
+    @property
+    def is_mada(self) -> bool:
+        return self.brand == "mada"
 
     def public(self) -> dict[str, Any]:
         """What may be stored and shown."""
@@ -151,9 +161,12 @@ def card_from_number(number: str, exp_month: int, exp_year: int, cvc: str | None
     if not isinstance(number, str) or not _DIGITS.fullmatch(number) or not luhn_valid(number):
         raise ValidationError("The card number is invalid", param=f"{param}.number")
     _check_expiry(exp_month, exp_year, param)
-    return Card(brand=brand_of(number), last4=number[-4:], exp_month=exp_month, exp_year=exp_year,
-                fingerprint=fingerprint(number), country=issuer_country(number),
-                behaviour=SANDBOX.get(number, APPROVE), number=number, cvc=cvc)
+    # A BIN in the mada table makes a mada card (issued in Saudi Arabia), whatever the request said.
+    networks = mada.networks_of(number)
+    brand, country = ("mada", "SA") if networks else (brand_of(number), issuer_country(number))
+    return Card(brand=brand, last4=number[-4:], exp_month=exp_month, exp_year=exp_year,
+                fingerprint=fingerprint(number), country=country,
+                behaviour=SANDBOX.get(number, APPROVE), number=number, cvc=cvc, networks=networks or ())
 
 
 def parse_card(data: Mapping[str, Any] | None, param: str = "payment_method.card") -> Card:

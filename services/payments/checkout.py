@@ -22,7 +22,7 @@ from models.core import Merchant
 from models.intents import PaymentIntent
 from models.links import PaymentLink
 from services.identity import ratelimit
-from services.payments import cards, intents, links, payments, receipts
+from services.payments import cards, intents, links, methods, payments, receipts
 from services.billing import invoices
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra.runtime import runtime
@@ -37,6 +37,7 @@ _ID = re.compile(r"(lnk|pay|inv)_[0-9A-Za-z]{1,40}")
 _EXPIRY = re.compile(r"\s*(\d{1,2})\s*/\s*(\d{2}|\d{4})\s*")
 _PHONE = re.compile(r"\+?[0-9][0-9 ()-]{5,30}")
 GONE_STATES = {"succeeded": "paid", "refunded": "paid", "canceled": "cancelled"}
+LOCAL_FLOWS = intents.LOCAL_FLOWS          # their buyer steps: services.payments.checkout_local
 
 
 class Gone(DomainError):
@@ -202,9 +203,10 @@ async def pay_card(*, checkout_id: str, form: dict[str, str], locale: str | None
     if c.kind == "intent":
         return await _pay_intent(c, card, form)
     contact = parse_contact(form) if c.ask_contact else None
-    if card.behaviour == cards.REQUIRES_3DS:
+    if card.behaviour == cards.REQUIRES_3DS or methods.card_method(card, c.currency) == "mada":   # mada: always 3DS
         token = secrets.token_urlsafe(24)
-        pending = {"checkout_id": c.id, "card": {**card.public(), "behaviour": card.behaviour}, "contact": contact,
+        pending = {"checkout_id": c.id, "card": {**card.public(), "behaviour": card.behaviour,
+                                                 "networks": list(card.networks)}, "contact": contact,
                    "locale": locale, "idempotency_key": idempotency_key}
         await runtime().kv.set(f"checkout:3ds:{token}", orjson.dumps(pending).decode(), ttl=CHALLENGE_TTL)
         return Outcome("challenge", challenge_token=token)
@@ -340,7 +342,8 @@ async def complete_challenge(*, checkout_id: str, token: str | None, outcome: st
         return Outcome("declined", decline_code="authentication_failed")
     k = pending["card"]
     card = cards.Card(brand=k["brand"], last4=k["last4"], exp_month=k["exp_month"], exp_year=k["exp_year"],
-                      fingerprint=k["fingerprint"], country=k.get("country"), behaviour=k["behaviour"], number="")
+                      fingerprint=k["fingerprint"], country=k.get("country"), behaviour=k["behaviour"], number="",
+                      networks=tuple(k.get("networks") or ()))
     return await _charge(c, card, contact=pending.get("contact"), locale=pending.get("locale"),
                          idempotency_key=pending.get("idempotency_key"), client_address=client_address,
                          three_ds=True)

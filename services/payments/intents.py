@@ -25,6 +25,7 @@ from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets, settlement
 from services.payments import cards, crypto, pricing, receipts, routing
+from services.payments import methods as methods_registry
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra import db
@@ -37,7 +38,7 @@ from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
 from services.validation import MAX_INT, Fields, check_int, check_str
 
-METHODS = ("card", "crypto", "cod", "qr", "tap_to_pay")
+METHODS = methods_registry.TYPES        # the one registry: services.payments.methods
 OBJECT_METHODS = METHODS + ("bank_transfer",)
 STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
             "failed", "canceled", "refunded")
@@ -45,7 +46,8 @@ UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
-CARD_LIKE = ("card", "qr", "tap_to_pay")
+CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
+LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay")     # services.payments.local_methods runs them
 EXPIRY = timedelta(hours=1)
 MAX_SPLITS = 10
 EXPIRY_BATCH = 500
@@ -131,6 +133,9 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
     if intent.cod_address is not None:
         obj["cod_address"] = intent.cod_address
         obj["cod_status"] = intent.cod_status
+    if intent.method_details is not None:      # a confirmed card or a local method (services.local_methods)
+        from services.payments import local_methods
+        obj.update(local_methods.object_fields(intent))
     return obj
 
 
@@ -287,6 +292,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     currency = pricing.check_currency(data.get("currency"))
     amount = _amount(f, currency)
     method = f.enum("payment_method", METHODS, required=True)
+    from services.payments import local_methods      # imports this module
+    extras = local_methods.parse_create(f, method=method, currency=currency, amount=amount)
     asset = f.enum("crypto_asset", crypto.ASSETS)
     network = f.enum("crypto_network", crypto.NETWORKS)
     if method == "crypto":
@@ -351,7 +358,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
-        created_at=now, expires_at=now + EXPIRY)
+        created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
         intent,
@@ -466,6 +473,8 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     pm_id = f.str("payment_method_id", max_len=64)
     return_url = f.str("return_url", max_len=2000)
     secret = f.str("client_secret", max_len=200)
+    phone = f._get("phone", False) if f.has("phone") else None
+    otp = f.str("otp", max_len=12)
     f.reject_unknown()
     if return_url is not None:
         _check_url(return_url, "return_url")
@@ -474,6 +483,16 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     if await _expire_if_due(intent, now):
         raise InvalidState(f"This payment intent expired at {iso(intent.expires_at)} and was canceled",
                            code="payment_intent_expired")
+    return_url = return_url or intent.return_url           # given on create
+    if intent.payment_method in LOCAL_FLOWS:
+        if pm_id is not None:
+            raise ValidationError(f"payment_method_id is not used with {intent.payment_method} payments",
+                                  param="payment_method_id")
+        from services.payments import local_methods
+        return await local_methods.confirm(principal, intent, return_url=return_url, phone=phone, otp=otp, now=now)
+    if phone is not None or otp is not None:
+        raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
+                              param="phone" if phone is not None else "otp")
     if intent.status not in CONFIRMABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
     method = intent.payment_method
@@ -532,9 +551,11 @@ async def _market(merchant_id: str) -> str:
 
 
 async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
+    from services.payments import local_methods
     market = await _market(intent.merchant_id)
-    facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=market, card_brand=pm.brand,
-                          payment_method="card")
+    method, country = local_methods.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
+    facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=country, card_brand=pm.brand,
+                          payment_method=method)
     decision = routing.decide(facts=facts)
     card = pm.card()
     return market, await routing.authorize_with_cascade(
@@ -549,8 +570,12 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
     if intent.split:
         await _check_split_funding(principal, net_amount=intent.net_amount,
                                    splits_total=sum(s["amount"] for s in intent.split), currency=intent.currency)
+    from services.payments import local_methods
+    local_methods.check_card(intent, pm)
     # Tap to pay: the reader verifies the cardholder (contactless CVM), so no 3-D Secure redirect.
-    needs_3ds = pm.behaviour == cards.REQUIRES_3DS and intent.payment_method != "tap_to_pay"
+    # A mada payment always goes through 3-D Secure.
+    needs_3ds = ((pm.behaviour == cards.REQUIRES_3DS or local_methods.needs_3ds(pm, intent.currency))
+                 and intent.payment_method != "tap_to_pay")
     if needs_3ds:
         if return_url is None:
             raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url")
@@ -565,7 +590,8 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
         intent.next_action = nxt
         return intent
     market, cascade = await _authorize(intent, pm, three_ds_passed=intent.payment_method == "tap_to_pay")
-    intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url)
+    intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url,
+                                extra=local_methods.card_changes(intent, pm, market))
     if intent.status == "failed":     # stored failed (payment.failed emitted), then answered 402
         raise PaymentDeclined(f"Payment declined: {intent.failure_code} (payment intent {intent.id} is failed; "
                               "confirm it again with another payment method)",
@@ -574,9 +600,10 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
 
 
 async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str,
-                       return_url: str | None) -> PaymentIntent:
+                       return_url: str | None, extra: dict | None = None) -> PaymentIntent:
     result = cascade.final.result
-    base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url}
+    base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url,
+            **(extra or {})}
     def rollups(i: PaymentIntent) -> list:
         return analytics.intent_rows(i, market, now, approved=result.approved, attempts=cascade.attempts)
     if result.approved:
@@ -647,7 +674,9 @@ async def complete_challenge(*, intent_id: str, token: str | None, outcome: str)
         principal = Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret")
         pm = await resolve_payment_method(principal=principal, payment_method_id=intent.payment_method_ref)
         market, cascade = await _authorize(intent, pm, three_ds_passed=True)
-        intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url)
+        from services.payments import local_methods
+        intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url,
+                                    extra=local_methods.card_changes(intent, pm, market))
     status = {"succeeded": "succeeded", "failed": "failed"}.get(intent.status, intent.status)
     sep = "&" if "?" in (intent.return_url or "") else "?"
     url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': status})}"
@@ -720,6 +749,9 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
     intent = await PaymentIntent.get_or_none(id=intent_id)
     if intent is None:
         return False
+    if intent.payment_method == "fawry" and intent.status == "requires_action":
+        from services.payments import local_methods      # a reference's expiry fails the intent
+        return await local_methods.expire_reference(intent.id, now)
     if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()

@@ -20,8 +20,11 @@ TEST_METHODS: dict[str, str] = {
     "pm_card_chargeDeclined": cards.TEST_CARDS["declined"],
     "pm_card_insufficientFunds": cards.TEST_CARDS["insufficient_funds"],
     "pm_card_threeDSecureRequired": cards.TEST_CARDS["threeDSecureRequired"],
+    "pm_card_mada": cards.TEST_CARDS["mada"],
+    "pm_card_mada_visa": cards.TEST_CARDS["mada_visa"],
+    "pm_card_mada_insufficientFunds": cards.TEST_CARDS["mada_insufficient_funds"],
 }
-TYPES = ("card", "card_present")
+TYPES = ("card", "card_present", "mada")
 
 
 @dataclass(frozen=True)
@@ -37,18 +40,20 @@ class MethodView:
     behaviour: str
     livemode: bool
     created_at: datetime | None
+    networks: tuple[str, ...] = ()      # a mada card's networks
 
     def card(self) -> cards.Card:
         # The number is not kept: the sandbox providers act on the behaviour decided at
         # tokenization; a real deployment passes its vault token here instead.
         return cards.Card(brand=self.brand, last4=self.last4, exp_month=self.exp_month, exp_year=self.exp_year,
-                          fingerprint=self.fingerprint, country=None, behaviour=self.behaviour, number="")
+                          fingerprint=self.fingerprint, country="SA" if self.brand == "mada" else None,
+                          behaviour=self.behaviour, number="", networks=self.networks)
 
 
 def _view(pm: PaymentMethod) -> MethodView:
     return MethodView(id=pm.id, type=pm.type, brand=pm.brand, last4=pm.last4, exp_month=pm.exp_month,
                       exp_year=pm.exp_year, fingerprint=pm.fingerprint, behaviour=pm.test_behaviour,
-                      livemode=pm.livemode, created_at=pm.created_at)
+                      livemode=pm.livemode, created_at=pm.created_at, networks=tuple(pm.networks or ()))
 
 
 def _test_method(pm_id: str) -> MethodView:
@@ -56,7 +61,8 @@ def _test_method(pm_id: str) -> MethodView:
     year = runtime().clock.now().year + 3
     card = cards.card_from_number(number, 12, year)
     return MethodView(id=pm_id, type="card", brand=card.brand, last4=card.last4, exp_month=12, exp_year=year,
-                      fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None)
+                      fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None,
+                      networks=card.networks)
 
 
 async def create_payment_method(*, principal: Principal, data: dict) -> MethodView:
@@ -66,11 +72,16 @@ async def create_payment_method(*, principal: Principal, data: dict) -> MethodVi
     card_data = f.obj("card", required=True)
     f.reject_unknown()
     card = cards.parse_card(card_data, param="card")
+    if kind == "mada" and not card.is_mada:
+        raise ValidationError("type mada takes a mada card: this card's BIN is not in the mada BIN table",
+                              param="card.number")
+    kind = "card" if kind == "mada" else kind       # a mada card is a card whose brand is mada
     behaviour = card.behaviour if not principal.livemode else cards.APPROVE
     pm = await PaymentMethod.create(
         id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type=kind,
         brand=card.brand, last4=card.last4, exp_month=card.exp_month, exp_year=card.exp_year,
-        fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now())
+        fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now(),
+        networks=list(card.networks) or None)
     return _view(pm)
 
 

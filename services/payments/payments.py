@@ -26,7 +26,7 @@ from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRu
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, dispute_view, ledger, markets
-from services.payments import cards, customers, receipts, risk, routing
+from services.payments import cards, customers, methods, pricing, receipts, risk, routing
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -67,8 +67,9 @@ def parse_create(data: dict) -> CreateRequest:
     amount = check_amount(f._get("amount", True), currency)
     choice = routing.parse_choice(f._get("routing", False) if f.has("routing") else None)
     pm = f.obj("payment_method", required=True)
-    pm.enum("type", ("card",), default="card")
+    kind = methods.check_api_type(pm._get("type", False) if pm.has("type") else None)
     card = cards.parse_card(pm.obj("card", required=True))
+    methods.check_mada_card(kind, card, currency, "payment_method.card")
     billing_country = pm.str("billing_country", pattern=_COUNTRY)
     pm.reject_unknown()
     customer = customers.parse_payment_customer(f.obj("customer"))
@@ -97,6 +98,14 @@ def _fingerprint_params(data: dict) -> dict:
             card["number"] = cards.fingerprint(card["number"])
         card.pop("cvc", None)
     return params
+
+
+def fee_of(provider, p: Payment, amount: int) -> int:
+    """The fee of a captured amount: the provider's for a card, mada's own (lower, capped) for a
+    mada card paying SAR (services.payments.methods)."""
+    if p.payment_method_type == "mada" and p.currency == "SAR":
+        return pricing.compute_fee(amount=amount, currency=p.currency, method="mada").amount
+    return provider.fee(amount, p.currency)
 
 
 async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,
@@ -245,7 +254,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     card = req.card
     p = rows_.new(Payment, id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
                 currency=req.currency, capture_method="automatic" if req.capture else "manual",
-                risk_score=assessment.score, risk_signals=assessment.signals, payment_method_type="card",
+                risk_score=assessment.score, risk_signals=assessment.signals,
+                payment_method_type="mada" if card.brand == "mada" else "card", card_networks=list(card.networks) or None,
                 card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
@@ -261,9 +271,10 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                               "alternatives_considered": [], "attempts": [],
                               "latency_ms": int((time.perf_counter() - started) * 1000)}
     else:
+        method = methods.card_method(card, req.currency)       # mada: mada acquirers only
         facts = routing.Facts(amount=req.amount, currency=req.currency,
-                              country=req.billing_country or card.country, card_brand=card.brand,
-                              payment_method="card")
+                              country="SA" if method == "mada" else req.billing_country or card.country,
+                              card_brand=card.brand, payment_method=method)
         decision = routing.decide(facts=facts, choice=req.choice, rules=rules)
         decision.started = started
         cascade = await routing.authorize_with_cascade(
@@ -284,7 +295,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             p.provider_reference = final.result.reference
             if req.capture:
                 p.status, p.amount_captured, p.captured_at = "succeeded", req.amount, now
-                p.fee = registry.get(final.provider).fee(req.amount, req.currency)
+                p.fee = fee_of(registry.get(final.provider), p, req.amount)
             else:
                 p.status = "authorized"
         else:
@@ -411,7 +422,7 @@ async def capture_payment(*, principal: Principal, payment_id: str, data: dict |
         if not result.ok:
             raise InvalidState(f"{p.provider} refused the capture: {result.message}", code="provider_error")
         now = runtime().clock.now()
-        fee = provider.fee(amount, p.currency)
+        fee = fee_of(provider, p, amount)
         changed = await Payment.filter(id=p.id, status="authorized").update(
             status="captured", amount_captured=amount, fee=fee, captured_at=now, updated_at=now)
         if not changed:

@@ -8,12 +8,14 @@ exactly with Decimal and rounded half-up once.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from services.errors import ValidationError
 from services.money import currencies as money
 from services.money.currencies import CURRENCIES, exponent, round_minor
+from services.payments import methods
 
 # The home currency of each market (the merchant's settlement currency).
 MARKET_CURRENCY: dict[str, str] = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": "KWD", "QA": "QAR",
@@ -29,6 +31,7 @@ INTENT_LIMITS: dict[str, Limits] = money.LIMITS
 USD_RATES: dict[str, Decimal] = {
     "TRY": Decimal("41.00"), "SAR": Decimal("3.75"), "AED": Decimal("3.6725"), "QAR": Decimal("3.64"),
     "KWD": Decimal("0.307"), "EGP": Decimal("48.50"), "IQD": Decimal("1310"),
+    "BHD": Decimal("0.376"), "OMR": Decimal("0.3845"), "JOD": Decimal("0.709"),
 }
 
 
@@ -36,20 +39,39 @@ USD_RATES: dict[str, Decimal] = {
 class FeeRule:
     rate: Decimal                                          # a fraction of the amount
     fixed: dict[str, int] = field(default_factory=dict)    # minor units per currency
+    cap: dict[str, int] = field(default_factory=dict)      # the processing fee's cap per currency
 
 
-# Processing fees per method: a rate plus a fixed part in each currency's minor units.
-FEE_SCHEDULE: dict[str, FeeRule] = {
-    "card": FeeRule(Decimal("0.029"), {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100,
-                                       "IQD": 250}),
-    "qr": FeeRule(Decimal("0.015")),
-    "tap_to_pay": FeeRule(Decimal("0.0249"), {"TRY": 10, "SAR": 10, "AED": 10, "QAR": 10, "KWD": 10,
-                                              "EGP": 50, "IQD": 100}),
-    "cod": FeeRule(Decimal("0.035"), {"TRY": 500, "SAR": 500, "AED": 500, "QAR": 500, "KWD": 500,
-                                      "EGP": 2000, "IQD": 5000}),
-    "crypto": FeeRule(Decimal("0.01")),
-    "bank_transfer": FeeRule(Decimal("0.005")),
-}
+class _Schedule(Mapping):
+    """Processing fees per method: read from the one method registry (services.payments.methods);
+    `bank_transfer` (an invoice paid by transfer, not a method a buyer picks) is kept here."""
+
+    def __init__(self) -> None:
+        self.extra: dict[str, FeeRule] = {"bank_transfer": FeeRule(Decimal("0.005"))}
+
+    def __getitem__(self, method: str) -> FeeRule:
+        m = methods.METHODS.get(method)
+        if m is None:
+            return self.extra[method]
+        return FeeRule(m.fee.rate, dict(m.fee.fixed), dict(m.fee.cap))
+
+    def __iter__(self):
+        return iter([*methods.METHODS, *self.extra])
+
+    def __len__(self) -> int:
+        return len(methods.METHODS) + len(self.extra)
+
+    def update(self, rules: Mapping[str, FeeRule]) -> None:
+        for name, rule in rules.items():
+            if name in methods.METHODS:
+                bps = rule.rate * 10_000
+                methods.METHODS[name] = replace(methods.METHODS[name], fee=methods.MethodFee(
+                    int(bps) if bps == int(bps) else bps, dict(rule.fixed), dict(rule.cap)))
+            else:
+                self.extra[name] = rule
+
+
+FEE_SCHEDULE = _Schedule()
 # Added to the rate when the payment currency is not the merchant's home currency.
 CONVERSION_RATE = Decimal("0.015")
 
@@ -67,6 +89,10 @@ def configure(*, limits: dict[str, Limits] | None = None, fee_schedule: dict[str
     if conversion_rate is not None:
         CONVERSION_RATE = conversion_rate
     _fee.cache_clear()          # fees computed under the old tables
+
+
+def reset_cache() -> None:
+    _fee.cache_clear()
 
 
 def to_major(amount: int, currency: str) -> Decimal:
@@ -116,6 +142,8 @@ def _fee(amount: int, currency: str, method: str, home_currency: str | None, net
     rule = FEE_SCHEDULE[method]
     conv_rate = CONVERSION_RATE if home_currency and home_currency != currency else Decimal(0)
     exact_processing = Decimal(amount) * rule.rate + rule.fixed.get(currency, 0)
+    if currency in rule.cap:
+        exact_processing = min(exact_processing, Decimal(rule.cap[currency]))
     exact_conversion = Decimal(amount) * conv_rate
     exact_network = (network_fee_usd * USD_RATES[currency]).scaleb(exponent(currency))
     total = min(round_minor(exact_processing + exact_conversion + exact_network), amount)
@@ -129,8 +157,9 @@ def _fee(amount: int, currency: str, method: str, home_currency: str | None, net
 
 SYMBOLS = {
     "en": {c: c for c in CURRENCIES},
-    "tr": {"TRY": "₺", "SAR": "SAR", "AED": "AED", "KWD": "KWD", "QAR": "QAR", "EGP": "EGP", "IQD": "IQD"},
-    "ar": {"TRY": "ل.ت", "SAR": "ر.س", "AED": "د.إ", "KWD": "د.ك", "QAR": "ر.ق", "EGP": "ج.م", "IQD": "د.ع"},
+    "tr": {**{c: c for c in CURRENCIES}, "TRY": "₺"},
+    "ar": {"TRY": "ل.ت", "SAR": "ر.س", "AED": "د.إ", "KWD": "د.ك", "QAR": "ر.ق", "EGP": "ج.م", "IQD": "د.ع",
+           "BHD": "د.ب", "OMR": "ر.ع", "JOD": "د.أ"},
 }
 _SEPARATORS = {"en": (",", "."), "tr": (".", ","), "ar": ("٬", "٫")}
 _ARABIC_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")

@@ -254,9 +254,13 @@ def decide(*, facts: Facts, choice: Choice = Choice(), rules: Sequence[Any] = ()
     """Pick and order providers; raises ValidationError when no provider serves the payment."""
     started = time.perf_counter()
     now = runtime().clock.time() if now is None else now
-    eligible = registry.eligible(facts.currency, facts.country)
+    method = facts.payment_method
+    eligible = registry.eligible(facts.currency, facts.country, method)
     if not eligible:
         where = f" in {facts.country}" if facts.country else ""
+        if method != "card":
+            raise ValidationError(f"no provider carries {method} payments in {facts.currency}{where}",
+                                  param="payment_method")
         raise ValidationError(f"no provider serves {facts.currency}{where}", param="currency")
     rule = None
     strategy, pinned = choice.strategy, choice.provider
@@ -271,14 +275,18 @@ def decide(*, facts: Facts, choice: Choice = Choice(), rules: Sequence[Any] = ()
     scores = [score(p, facts, stats, now, settings) for p in eligible]
     ordered = _order(strategy, scores)
     notes: list[str] = []
+    # A local scheme (mada, KNET, ...) reaches its member acquirers only: the reason says so.
+    scheme = (f"; {method}: only providers that support {method} ({', '.join(p.name for p in eligible)})"
+              if method != "card" else "")
     if pinned is not None:
         head = next((x for x in ordered if x.provider.name == pinned), None)
         if head is None:
+            what_ = facts.currency if method == "card" else f"{method} in {facts.currency}"
             if choice.explicit:
-                raise ValidationError(f"provider {pinned} does not serve {facts.currency}"
+                raise ValidationError(f"provider {pinned} does not serve {what_}"
                                       + (f" in {facts.country}" if facts.country else ""),
                                       param="routing.provider")
-            notes.append(f"{pinned} named by the rule does not serve {facts.currency}, so {strategy} ordering applies")
+            notes.append(f"{pinned} named by the rule does not serve {what_}, so {strategy} ordering applies")
         else:
             ordered = [head] + [x for x in ordered if x is not head]
     if strategy == "fixed":
@@ -301,7 +309,7 @@ def decide(*, facts: Facts, choice: Choice = Choice(), rules: Sequence[Any] = ()
             ordered = [pick] + [x for x in ordered if x is not pick]
             what = (f"smart exploration ({int(100 * settings.exploration_rate)}% share): trying "
                     f"{pick.describe(facts)} instead of the best, to keep its approval rate current")
-    reason = f"{what} [{source}]" + ("; " + "; ".join(notes) if notes else "")
+    reason = f"{what} [{source}]" + ("; " + "; ".join(notes) if notes else "") + scheme
     return Decision(strategy=strategy, candidates=[x.provider for x in ordered[:MAX_ATTEMPTS]], reason=reason,
                     eligible=eligible, rule=rule, scores=ordered, started=started)
 

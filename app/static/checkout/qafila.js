@@ -7,7 +7,14 @@
  * Takes a publishable key only, with the intent's client_secret; card details go to
  * /v1/payment_methods (tokenized: brand, last4, expiry, fingerprint are kept), then the intent is
  * confirmed. A 3-D Secure step opens the bank's page in a frame over the page and resolves when
- * it is done. No dependency; served by the service itself. */
+ * it is done. No dependency; served by the service itself.
+ *
+ * Local methods (no card): confirmPayment(clientSecret, {phone?, return_url?, redirect?})
+ *   redirect (KNET, BenefitPay): the browser goes to the scheme's page (unless redirect: false) and
+ *     comes back to return_url (default: the hosted result page); result.nextAction has the url.
+ *   display_reference (Fawry): result.nextAction = {type, reference, expires_at}.
+ *   otp (STC Pay): result.nextAction = {type, phone_hint}; then confirmOtp(clientSecret, code)
+ *     resolves with the outcome (a wrong code: status "requires_action", error.attempts_left). */
 (function (global) {
   "use strict";
   var API = "__QAFILA_API_URL__";
@@ -58,10 +65,42 @@
     return clientSecret.split("_secret_")[0];
   }
 
+  function localResult(pi, error) {
+    return {status: pi ? pi.status : "failed", paymentIntent: pi || null, error: error || null,
+            nextAction: (pi && pi.next_action) || null};
+  }
+
+  Qafila.prototype._confirmLocal = function (id, clientSecret, data) {
+    var self = this;
+    var body = {client_secret: clientSecret, return_url: data.return_url || (PAY + "/" + id + "/result")};
+    if (data.phone) { body.phone = String(data.phone); }
+    return self._request("POST", "/v1/payments/" + id + "/confirm", body).then(function (pi) {
+      var na = pi.next_action;
+      if (pi.status === "requires_action" && na && na.type === "redirect" && data.redirect !== false) {
+        global.location.assign(na.url);
+      }
+      return localResult(pi, pi.status === "failed" ? {code: pi.failure_code, message: pi.failure_message} : null);
+    });
+  };
+
+  Qafila.prototype.confirmOtp = function (clientSecret, code) {
+    var self = this;
+    var id;
+    try { id = intentId(clientSecret); } catch (e) { return Promise.reject(e); }
+    return self._request("POST", "/v1/payments/" + id + "/confirm", {client_secret: clientSecret, otp: String(code)})
+      .then(function (pi) { return localResult(pi, null); }, function (err) {
+        if (err.status === 402) {         // a wrong code (attempts_left), or the last one: the intent failed
+          return self.retrievePaymentIntent(clientSecret).then(function (pi) { return localResult(pi, err.error); });
+        }
+        throw err;
+      });
+  };
+
   Qafila.prototype.confirmPayment = function (clientSecret, data) {
     var self = this;
     var id;
     try { id = intentId(clientSecret); } catch (e) { return Promise.reject(e); }
+    if (!data || !data.card) { return self._confirmLocal(id, clientSecret, data || {}); }
     var card = (data && data.card) || {};
     var result = function (pi, error) {
       return {status: pi ? pi.status : "failed", paymentIntent: pi || null, error: error || null};

@@ -185,6 +185,8 @@ class Qafila {
     this.balance = new BalanceResource(this);
     this.settlements = new Settlements(this);
     this.webhooks = new Webhooks(this);
+    this.paymentMethodTypes = new PaymentMethodTypes(this);
+    this.testHelpers = new TestHelpers(this);
   }
 
   _backoff(attempt) {
@@ -349,6 +351,17 @@ class Invoices extends Resource {
 
 class BalanceResource extends Resource {
   retrieve() { return this._get('/api/balance'); }
+}
+
+/** /v1/payment_method_types: the methods a payment in a currency can use (card first). */
+class PaymentMethodTypes extends Resource {
+  list(params = {}) { return this._client._list('/v1/payment_method_types', params); }
+}
+
+/** Test mode only (a live key is refused with 403). */
+class TestHelpers extends Resource {
+  /** The buyer pays the Fawry reference at an outlet: the intent succeeds. */
+  fawryPay(reference) { return this._post('/api/test-helpers/fawry/pay', { reference }); }
 }
 
 class Settlements extends Resource {

@@ -79,6 +79,26 @@ test('intent: cancel with a reason; a second cancel is a typed 400', live, async
     && e.code === 'invalid_state' && /cannot be canceled/.test(e.message));
 });
 
+test('local methods: types, redirect, Fawry reference, STC Pay code', live, async () => {
+  const c = client();
+  const types = await c.paymentMethodTypes.list({ currency: 'SAR' });
+  assert.deepEqual(types.data.slice(0, 2).map((m) => m.type), ['card', 'mada']);
+  assert.equal(types.data[1].display_name.ar, 'مدى');
+  const knet = await c.paymentIntents.confirm((await c.paymentIntents.create({ amount: 10000, currency: 'KWD',
+    payment_method: 'knet', return_url: 'https://shop.example/back' })).id);
+  assert.equal(knet.next_action.type, 'redirect');
+  assertKnownFields('PaymentIntent', knet);
+  const fawry = await c.paymentIntents.confirm((await c.paymentIntents.create({ amount: 10000, currency: 'EGP',
+    payment_method: 'fawry' })).id);
+  assert.equal(fawry.next_action.type, 'display_reference');
+  assert.equal((await c.testHelpers.fawryPay(fawry.next_action.reference)).status, 'succeeded');
+  const stc = await c.paymentIntents.create({ amount: 10000, currency: 'SAR', payment_method: 'stcpay',
+    phone: '+966550001122' });
+  assert.equal((await c.paymentIntents.confirm(stc.id)).next_action.phone_hint, '****1122');
+  await assert.rejects(c.paymentIntents.confirm(stc.id, { otp: '000000' }), (e) => e instanceof CardError);
+  assert.equal((await c.paymentIntents.confirm(stc.id, { otp: '123456' })).status, 'succeeded');
+});
+
 test('payment: create -> retrieve -> refund (the /api refund)', live, async () => {
   const c = client();
   const p = await c.payments.create({ amount: 10000, currency: 'TRY', payment_method: { type: 'card', card: CARD },

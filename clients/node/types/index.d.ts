@@ -6,7 +6,8 @@ import type {
   PaymentIntent, PaymentIntentCancelParams, PaymentIntentConfirmParams, PaymentIntentCreateParams,
   PaymentIntentListParams, PaymentIntentRefundParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
   PaymentRefundParams, PaymentVoid, Refund, Settlement, SettlementListParams, SettlementTransaction,
-  SettlementTransactionListParams, Subscription, SubscriptionCreateParams,
+  SettlementTransactionListParams, Subscription, SubscriptionCreateParams, PaymentMethodType,
+  PaymentMethodTypeListParams,
   SubscriptionListParams, WebhookConfigureParams, WebhookEndpoint, WebhookEventListParams, WebhookEventRecord,
   WebhookTestResult,
 } from './models';
@@ -133,6 +134,15 @@ declare class BalanceResource {
   retrieve(): Promise<Balance>;
 }
 
+declare class PaymentMethodTypes {
+  list(params?: PaymentMethodTypeListParams): PagePromise<PaymentMethodType>;
+}
+
+declare class TestHelpers {
+  /** Test mode only: the buyer pays the Fawry reference at an outlet. */
+  fawryPay(reference: string): Promise<PaymentIntent>;
+}
+
 declare class Settlements {
   list(params?: SettlementListParams): PagePromise<Settlement>;
   retrieve(id: string): Promise<Settlement>;
@@ -165,6 +175,8 @@ export declare class Qafila {
   readonly balance: BalanceResource;
   readonly settlements: Settlements;
   readonly webhooks: Webhooks;
+  readonly paymentMethodTypes: PaymentMethodTypes;
+  readonly testHelpers: TestHelpers;
   /** Any other operation, as plain JSON (same retries and idempotency keys). */
   request<T = unknown>(method: string, path: string, options?: {
     query?: Record<string, unknown>; body?: unknown; idempotencyKey?: string; retry?: 'safe' | 'unsafe';

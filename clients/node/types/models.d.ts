@@ -10,7 +10,7 @@ export interface Balance {
 
 export interface BalanceAmount {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface CardDetails {
@@ -79,9 +79,19 @@ export interface CustomerUpdateParams {
   metadata?: Record<string, unknown>;
 }
 
+export interface DisplayName {
+  ar: string;
+  en: string;
+  tr: string;
+}
+
+export interface FawryPayParams {
+  reference: string;
+}
+
 export interface Fee {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   rate: string;
   breakdown: FeeBreakdown;
 }
@@ -96,7 +106,7 @@ export interface IntentRefund {
   id?: string;
   object?: "refund";
   amount?: number;
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   reason?: string | null;
   status?: string;
   payment_intent?: string;
@@ -110,7 +120,7 @@ export interface Invoice {
   status: "draft" | "paid" | "sent";
   customer_id: string;
   subscription_id: string | null;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   items: Array<InvoiceItem>;
   subtotal: number;
   tax_rate: number;
@@ -131,7 +141,7 @@ export interface Invoice {
 
 export interface InvoiceCreateParams {
   customer_id: string;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   items: Array<InvoiceItemParams>;
   due_date?: string;
   tax_rate?: number | string;
@@ -163,9 +173,25 @@ export interface InvoiceSendParams {
   channel: "email" | "messaging";
 }
 
+export interface MethodFee {
+  bps: number;
+  fixed: number;
+  cap: number | null;
+}
+
+export interface MethodLimits {
+  minimum: number;
+  maximum: number;
+}
+
 export interface NextAction {
-  type: "redirect_to_url";
-  redirect_to_url: RedirectToUrl;
+  type: "display_reference" | "otp" | "redirect" | "redirect_to_url";
+  redirect_to_url?: RedirectToUrl;
+  url?: string;
+  return_url?: string;
+  reference?: string;
+  expires_at?: string;
+  phone_hint?: string;
 }
 
 export interface Payment {
@@ -173,7 +199,7 @@ export interface Payment {
   object?: "payment";
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   provider: string | null;
   routing_decision?: RoutingDecision;
   risk_score?: number;
@@ -197,7 +223,7 @@ export interface PaymentCapture {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
   amount_authorized: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface PaymentCaptureParams {
@@ -206,7 +232,7 @@ export interface PaymentCaptureParams {
 
 export interface PaymentCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   routing?: unknown;
   payment_method: PaymentMethodParams;
   customer?: PaymentCustomerParams;
@@ -229,7 +255,7 @@ export interface PaymentDispute {
   object: "dispute";
   amount: number;
   fee: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   reason: string;
   status: "lost" | "needs_response" | "under_review" | "won";
   evidence_due_by: string;
@@ -242,10 +268,10 @@ export interface PaymentIntent {
   object: "payment_intent";
   status: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_received: number;
   amount_refunded: number;
-  payment_method: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  payment_method: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -275,6 +301,7 @@ export interface PaymentIntent {
   qr_code_url?: string;
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
+  payment_method_details?: Record<string, unknown>;
   refund?: IntentRefund;
 }
 
@@ -287,13 +314,15 @@ export interface PaymentIntentConfirmParams {
   payment_method_id?: string;
   return_url?: string;
   client_secret?: string;
+  phone?: string;
+  otp?: string;
   idempotency_key?: string;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
-  payment_method: "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  payment_method: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT";
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20";
   merchant_id?: string;
@@ -305,6 +334,9 @@ export interface PaymentIntentCreateParams {
   cod_address?: CodAddress;
   split?: Array<SplitParams>;
   locale?: "ar" | "en" | "tr";
+  phone?: string;
+  expires_in_hours?: number;
+  return_url?: string;
   idempotency_key?: string;
 }
 
@@ -312,8 +344,8 @@ export interface PaymentIntentListParams {
   limit?: number;
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
-  payment_method?: "bank_transfer" | "card" | "cod" | "crypto" | "qr" | "tap_to_pay";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  payment_method?: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -336,7 +368,7 @@ export interface PaymentLink {
   url: string;
   status: "active" | "cancelled" | "expired";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   description: string | null;
   locale: "ar" | "en" | "tr" | null;
   expires_at: string | null;
@@ -350,7 +382,7 @@ export interface PaymentLink {
 
 export interface PaymentLinkCreateParams {
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   description?: string;
   locale?: "ar" | "en" | "tr";
   expires_at?: string | number;
@@ -367,7 +399,7 @@ export interface PaymentListParams {
   limit?: number;
   starting_after?: string;
   status?: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   provider?: string;
   customer?: string;
   created_gte?: string;
@@ -380,9 +412,27 @@ export interface PaymentMethodDetails {
 }
 
 export interface PaymentMethodParams {
-  type?: "card";
+  type?: "card" | "mada";
   card: CardParams;
   billing_country?: string;
+}
+
+export interface PaymentMethodType {
+  object: "payment_method_type";
+  type: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  flow: "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference";
+  display_name: DisplayName;
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  fee: MethodFee;
+  limits: MethodLimits;
+  providers: Array<string>;
+  sandbox: Record<string, unknown>;
+}
+
+export interface PaymentMethodTypeListParams {
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  amount?: number;
+  country?: string;
 }
 
 export interface PaymentRefundParams {
@@ -411,7 +461,7 @@ export interface Refund {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   refund_id: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_refunded: number;
   reason: string | null;
 }
@@ -427,7 +477,7 @@ export interface Settlement {
   id: string;
   object: "settlement";
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   status: "in_transit" | "paid";
   arrival_date: string;
   settled_on: string;
@@ -443,7 +493,7 @@ export interface SettlementListParams {
   limit?: number;
   starting_after?: string;
   status?: "in_transit" | "paid";
-  currency?: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   arrival_date_gte?: string;
   arrival_date_lte?: string;
 }
@@ -458,7 +508,7 @@ export interface SettlementTransaction {
   gross: number;
   fee: number;
   net: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   created_at: string;
 }
 
@@ -471,7 +521,7 @@ export interface SettlementTransactionListParams {
 export interface SplitParams {
   merchant_id: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
 export interface Subscription {
@@ -481,7 +531,7 @@ export interface Subscription {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   interval: "day" | "month" | "week" | "year";
   interval_count: number;
   next_billing: string | null;
@@ -499,7 +549,7 @@ export interface SubscriptionCreateParams {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   interval: "day" | "month" | "week" | "year";
   interval_count?: number;
   metadata?: Record<string, unknown>;

@@ -47,6 +47,8 @@ final class Qafila
     public readonly Service\Balance $balance;
     public readonly Service\Settlements $settlements;
     public readonly Service\Webhooks $webhooks;
+    public readonly Service\PaymentMethodTypes $paymentMethodTypes;
+    public readonly Service\TestHelpers $testHelpers;
 
     private string $apiKey;
     private int $maxRetries;
@@ -84,6 +86,8 @@ final class Qafila
         $this->balance = new Service\Balance($this);
         $this->settlements = new Service\Settlements($this);
         $this->webhooks = new Service\Webhooks($this);
+        $this->paymentMethodTypes = new Service\PaymentMethodTypes($this);
+        $this->testHelpers = new Service\TestHelpers($this);
     }
 
     /**

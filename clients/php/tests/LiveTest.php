@@ -55,6 +55,34 @@ test('live: intent create -> confirm -> retrieve', function () {
     known_fields($got);
 });
 
+test('live: local methods: types, redirect, Fawry reference, STC Pay code', function () {
+    $c = client();
+    $types = $c->paymentMethodTypes->list(['currency' => 'SAR']);
+    same(['card', 'mada'], array_slice(array_map(fn ($m) => $m->type, $types->data), 0, 2));
+    check($types->data[1] instanceof Types\PaymentMethodType);
+    $knet = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'KWD', 'payment_method' => 'knet',
+        'return_url' => 'https://shop.example/back']);
+    $knet = $c->paymentIntents->confirm($knet->id);
+    check($knet->next_action instanceof Types\NextAction);
+    same('redirect', $knet->next_action->type);
+    known_fields($knet);
+    $fawry = $c->paymentIntents->confirm($c->paymentIntents->create(['amount' => 10000, 'currency' => 'EGP',
+        'payment_method' => 'fawry'])->id);
+    same('display_reference', $fawry->next_action->type);
+    same('succeeded', $c->testHelpers->fawryPay($fawry->next_action->reference)->status);
+    $stc = $c->paymentIntents->create(['amount' => 10000, 'currency' => 'SAR', 'payment_method' => 'stcpay',
+        'phone' => '+966550001122']);
+    same('****1122', $c->paymentIntents->confirm($stc->id)->next_action->phone_hint);
+    $declined = false;
+    try {
+        $c->paymentIntents->confirm($stc->id, ['otp' => '000000']);
+    } catch (CardException $e) {
+        $declined = true;
+    }
+    check($declined);
+    same('succeeded', $c->paymentIntents->confirm($stc->id, ['otp' => '123456'])->status);
+});
+
 test('live: payment create -> retrieve -> refund (the /api refund)', function () {
     $c = client();
     $p = $c->payments->create(['amount' => 10000, 'currency' => 'TRY', 'payment_method' => ['type' => 'card', 'card' => CARD],

@@ -47,6 +47,32 @@ def test_intent_create_confirm_retrieve(client):
     assert_known_fields(got)
 
 
+def test_local_methods_types_and_next_actions(client):
+    types = client.payment_method_types.list(currency="SAR")
+    assert [m.type for m in types][:2] == ["card", "mada"] and isinstance(types.data[1].fee, qafila.MethodFee)
+    assert types.data[1].display_name.ar == "مدى"
+    knet = client.payment_intents.create(amount=10000, currency="KWD", payment_method="knet",
+                                         return_url="https://shop.example/back")
+    knet = client.payment_intents.confirm(knet.id)
+    assert knet.status == "requires_action" and isinstance(knet.next_action, qafila.NextAction)
+    assert knet.next_action.type == "redirect" and knet.next_action.return_url == "https://shop.example/back"
+    fawry = client.payment_intents.confirm(client.payment_intents.create(amount=10000, currency="EGP",
+                                                                         payment_method="fawry").id)
+    assert fawry.next_action.type == "display_reference" and fawry.next_action.reference.isdigit()
+    assert client.test_helpers.fawry_pay(fawry.next_action.reference).status == "succeeded"
+    stc = client.payment_intents.create(amount=10000, currency="SAR", payment_method="stcpay", phone="+966550001122")
+    stc = client.payment_intents.confirm(stc.id, idempotency_key="otp-send-" + uuid.uuid4().hex)
+    assert stc.next_action.type == "otp" and stc.next_action.phone_hint == "****1122"
+    with pytest.raises(CardError) as wrong:
+        client.payment_intents.confirm(stc.id, otp="000000")
+    assert wrong.value.code == "payment_declined"
+    assert client.payment_intents.confirm(stc.id, otp="123456").status == "succeeded"
+    with pytest.raises(InvalidRequestError) as refused:
+        client.payments.create(amount=10000, currency="KWD", payment_method={"type": "knet", "card": CARD})
+    assert refused.value.param == "payment_method.type"
+    assert_known_fields(knet)
+
+
 def test_payment_create_retrieve_refund(client):
     """The /api payment's refund (the /v1 intent's: test_intent_refund_partial_then_full)."""
     p = client.payments.create(amount=10000, currency="TRY", payment_method={"type": "card", "card": CARD},

@@ -67,6 +67,9 @@ class Provider:
     fee_fixed: dict[str, int] = field(default_factory=dict)   # per currency, minor units
     latency_ms: int = 200                      # typical authorization latency
     prior_approval: float = 0.9                # expected approval rate before any observation
+    # The payment method types it carries (services.payments.methods): local schemes (mada,
+    # KNET, ...) reach only the acquirers that declare them.
+    methods: frozenset[str] = frozenset({"card"})
 
     def serves(self, currency: str, country: str | None = None) -> bool:
         if currency not in self.currencies:

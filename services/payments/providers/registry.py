@@ -40,6 +40,7 @@ def get(name: str, param: str = "provider") -> Provider:
     return p
 
 
-def eligible(currency: str, country: str | None = None) -> list[Provider]:
-    """Providers serving the currency (and the country, when known), in registry order."""
-    return [p for p in _PROVIDERS.values() if p.serves(currency, country)]
+def eligible(currency: str, country: str | None = None, method: str = "card") -> list[Provider]:
+    """Providers serving the currency (and the country, when known) that carry the payment
+    method type, in registry order."""
+    return [p for p in _PROVIDERS.values() if p.serves(currency, country) and method in p.methods]

@@ -15,4 +15,14 @@ final class NextAction extends Resource
     public ?string $type = null;
     /** @var RedirectToUrl|null */
     public ?RedirectToUrl $redirect_to_url = null;
+    /** @var string|null */
+    public ?string $url = null;
+    /** @var string|null */
+    public ?string $return_url = null;
+    /** @var string|null */
+    public ?string $reference = null;
+    /** @var string|null */
+    public ?string $expires_at = null;
+    /** @var string|null */
+    public ?string $phone_hint = null;
 }

@@ -85,6 +85,8 @@ final class PaymentIntent extends Resource
     public ?array $cod_address = null;
     /** @var string|null */
     public ?string $cod_status = null;
+    /** @var array<string, mixed>|null */
+    public ?array $payment_method_details = null;
     /** @var IntentRefund|null */
     public ?IntentRefund $refund = null;
 }

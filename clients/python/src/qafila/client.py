@@ -321,9 +321,28 @@ class Webhooks(_Resource):
                                model=t.WebhookTestResult, idempotency_key=idempotency_key))
 
 
+class PaymentMethodTypes(_Resource):
+    """``/v1/payment_method_types``: the methods a payment in a currency can use (card first), with
+    their flow (card, redirect, reference, otp, ...), names, fee and limits."""
+
+    def list(self, params: Optional[t.PaymentMethodTypeListParams] = None, /,
+             **kwargs: Any) -> Page[t.PaymentMethodType]:
+        return self._list("/v1/payment_method_types", t.PaymentMethodType, merge_params(params, kwargs))  # type: ignore
+
+
+class TestHelpers(_Resource):
+    """Test mode only (a live key is refused with 403)."""
+
+    def fawry_pay(self, reference: str) -> t.PaymentIntent:
+        """The buyer pays the Fawry reference at an outlet: the intent succeeds."""
+        return self._call(Call("POST", "/api/test-helpers/fawry/pay", body={"reference": reference},  # type: ignore
+                               model=t.PaymentIntent))
+
+
 _RESOURCES = dict(payment_intents=PaymentIntents, payments=Payments, customers=Customers,
                   payment_links=PaymentLinks, subscriptions=Subscriptions, invoices=Invoices,
-                  balance=BalanceResource, settlements=Settlements, webhooks=Webhooks)
+                  balance=BalanceResource, settlements=Settlements, webhooks=Webhooks,
+                  payment_method_types=PaymentMethodTypes, test_helpers=TestHelpers)
 
 
 class Qafila:
@@ -342,6 +361,8 @@ class Qafila:
     balance: BalanceResource
     settlements: Settlements
     webhooks: Webhooks
+    payment_method_types: PaymentMethodTypes
+    test_helpers: TestHelpers
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = SyncRequester(api_key, **options)

@@ -20,6 +20,8 @@ __all__ = [
     "CustomerCreateParams",
     "CustomerListParams",
     "CustomerUpdateParams",
+    "DisplayName",
+    "FawryPayParams",
     "Fee",
     "FeeBreakdown",
     "IntentRefund",
@@ -29,6 +31,8 @@ __all__ = [
     "InvoiceItemParams",
     "InvoiceListParams",
     "InvoiceSendParams",
+    "MethodFee",
+    "MethodLimits",
     "NextAction",
     "Payment",
     "PaymentCapture",
@@ -49,6 +53,8 @@ __all__ = [
     "PaymentListParams",
     "PaymentMethodDetails",
     "PaymentMethodParams",
+    "PaymentMethodType",
+    "PaymentMethodTypeListParams",
     "PaymentRefundParams",
     "PaymentVoid",
     "Receipt",
@@ -105,6 +111,10 @@ CustomerUpdateParams = TypedDict("CustomerUpdateParams", {
     "name": str,
     "phone": str,
     "metadata": Dict[str, Any],
+}, total=False)
+
+FawryPayParams = TypedDict("FawryPayParams", {
+    "reference": str,
 }, total=False)
 
 InvoiceItemParams = TypedDict("InvoiceItemParams", {
@@ -174,6 +184,8 @@ PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "payment_method_id": str,
     "return_url": str,
     "client_secret": str,
+    "phone": str,
+    "otp": str,
     "idempotency_key": str,
 }, total=False)
 
@@ -198,6 +210,9 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "cod_address": CodAddress,
     "split": List[SplitParams],
     "locale": str,
+    "phone": str,
+    "expires_in_hours": int,
+    "return_url": str,
     "idempotency_key": str,
 }, total=False)
 
@@ -241,6 +256,12 @@ PaymentListParams = TypedDict("PaymentListParams", {
     "customer": str,
     "created_gte": str,
     "created_lte": str,
+}, total=False)
+
+PaymentMethodTypeListParams = TypedDict("PaymentMethodTypeListParams", {
+    "currency": str,
+    "amount": int,
+    "country": str,
 }, total=False)
 
 PaymentRefundParams = TypedDict("PaymentRefundParams", {
@@ -353,6 +374,15 @@ class Customer(Model):
 
 @register
 @dataclass(eq=False)
+class DisplayName(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    ar: Optional[str] = None
+    en: Optional[str] = None
+    tr: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
 class Fee(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'breakdown': ('FeeBreakdown', False)}
     amount: Optional[int] = None
@@ -424,10 +454,32 @@ class InvoiceItem(Model):
 
 @register
 @dataclass(eq=False)
+class MethodFee(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    bps: Optional[int] = None
+    fixed: Optional[int] = None
+    cap: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class MethodLimits(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    minimum: Optional[int] = None
+    maximum: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
 class NextAction(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'redirect_to_url': ('RedirectToUrl', False)}
     type: Optional[str] = None
     redirect_to_url: Optional[RedirectToUrl] = None
+    url: Optional[str] = None
+    return_url: Optional[str] = None
+    reference: Optional[str] = None
+    expires_at: Optional[str] = None
+    phone_hint: Optional[str] = None
 
 
 @register
@@ -525,6 +577,7 @@ class PaymentIntent(Model):
     qr_code_url: Optional[str] = None
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
+    payment_method_details: Optional[Dict[str, Any]] = None
     refund: Optional[IntentRefund] = None
 
 
@@ -564,6 +617,21 @@ class PaymentMethodDetails(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False)}
     type: Optional[str] = None
     card: Optional[CardDetails] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentMethodType(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'display_name': ('DisplayName', False), 'fee': ('MethodFee', False), 'limits': ('MethodLimits', False)}
+    object: Optional[str] = None
+    type: Optional[str] = None
+    flow: Optional[str] = None
+    display_name: Optional[DisplayName] = None
+    currency: Optional[str] = None
+    fee: Optional[MethodFee] = None
+    limits: Optional[MethodLimits] = None
+    providers: Optional[List[str]] = None
+    sandbox: Optional[Dict[str, Any]] = None
 
 
 @register
@@ -934,6 +1002,25 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "DisplayName": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data",
+                "display_name"
+            ]
+        ]
+    ],
+    "FawryPayParams": [
+        [
+            "POST",
+            "/api/test-helpers/fawry/pay",
+            "request",
+            []
+        ]
+    ],
     "Fee": [
         [
             "POST",
@@ -1202,6 +1289,28 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/invoices/{id}/send",
             "request",
             []
+        ]
+    ],
+    "MethodFee": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data",
+                "fee"
+            ]
+        ]
+    ],
+    "MethodLimits": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data",
+                "limits"
+            ]
         ]
     ],
     "NextAction": [
@@ -1556,6 +1665,24 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "payment_method"
             ]
+        ]
+    ],
+    "PaymentMethodType": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data"
+            ]
+        ]
+    ],
+    "PaymentMethodTypeListParams": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "query",
+            []
         ]
     ],
     "PaymentRefundParams": [

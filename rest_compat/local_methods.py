@@ -1,0 +1,33 @@
+"""REST for the payment method registry and the local methods: `GET /v1/payment_method_types`
+and the test helper `POST /api/test-helpers/fawry/pay`. Parse -> service -> shape."""
+from __future__ import annotations
+
+from rest_compat.routing import Call, Route
+from services.errors import ValidationError
+from services.payments import intents, local_methods, methods
+
+
+async def payment_method_types_list(call: Call) -> dict:
+    q = call.query
+    for k in q:
+        if k not in ("currency", "amount", "country"):
+            raise ValidationError(f"unknown query parameter {k}", param=k)
+    data = await methods.list_payment_method_types(principal=call.principal, currency=q.get("currency"),
+                                                   amount=q.get("amount"), country=q.get("country"))
+    return {"object": "list", "data": data}
+
+
+async def test_fawry_pay(call: Call) -> dict:
+    return intents.intent_object(await local_methods.fawry_pay(principal=call.principal, data=await call.body()))
+
+
+V1_ROUTES: list[Route] = [
+    Route("GET", "/payment_method_types", payment_method_types_list, auth="key_or_publishable",
+          summary="Payment methods available for a currency", response_fields=("object", "data")),
+]
+
+API_ROUTES: list[Route] = [
+    Route("POST", "/test-helpers/fawry/pay", test_fawry_pay,
+          summary="Test mode: pay a Fawry reference at an outlet", request_fields=("reference",),
+          response_fields=("id", "status")),
+]

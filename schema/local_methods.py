@@ -1,0 +1,79 @@
+"""GraphQL for the payment method registry and the local methods' test helper:
+paymentMethodTypes(currency, amount, country) and fawryPay (test mode). Thin adapters over
+services.payments.methods and services.payments.local_methods, as REST is."""
+from __future__ import annotations
+
+import strawberry
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.errors import UserError, user_errors
+from schema.inputs import to_data
+from schema.intents import PaymentIntentPayload, _payload
+from schema.scalars import MinorAmount
+from services.payments import local_methods, methods
+
+
+@strawberry.type
+class DisplayName:
+    ar: str
+    en: str
+    tr: str
+
+
+@strawberry.type(description="The fee a method costs the merchant: bps of the amount plus fixed, at most cap.")
+class PaymentMethodFee:
+    bps: int
+    fixed: MinorAmount
+    cap: MinorAmount | None
+
+
+@strawberry.type
+class PaymentMethodLimits:
+    minimum: MinorAmount
+    maximum: MinorAmount
+
+
+@strawberry.type(description="A payment method available for a currency (GET /v1/payment_method_types).")
+class PaymentMethodType:
+    type: str = strawberry.field(description="card, mada, knet, benefit, fawry, stcpay, qr, tap_to_pay, cod, crypto")
+    flow: str = strawberry.field(description="card, card_present, redirect, reference, otp, qr, cod, crypto")
+    currency: str
+    display_name: DisplayName
+    fee: PaymentMethodFee
+    limits: PaymentMethodLimits
+    providers: list[str]
+    sandbox: JSON
+
+    @classmethod
+    def of(cls, d: dict) -> "PaymentMethodType":
+        return cls(type=d["type"], flow=d["flow"], currency=d["currency"], display_name=DisplayName(**d["display_name"]),
+                   fee=PaymentMethodFee(**d["fee"]), limits=PaymentMethodLimits(**d["limits"]),
+                   providers=d["providers"], sandbox=d["sandbox"])
+
+
+@strawberry.input
+class FawryPayInput:
+    reference: str | None = strawberry.UNSET
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="The payment methods available for a payment in `currency` (card first).")
+    async def payment_method_types(self, info: Info[Context, None], currency: str, amount: MinorAmount | None = None,
+                                   country: str | None = None) -> list[PaymentMethodType]:
+        found = await methods.list_payment_method_types(principal=info.context.principal, currency=currency,
+                                                        amount=amount, country=country)
+        return [PaymentMethodType.of(d) for d in found]
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Test mode: pay a Fawry reference at an outlet (POST /api/test-helpers/fawry/pay).")
+    async def fawry_pay(self, info: Info[Context, None], input: FawryPayInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        return _payload(*await user_errors(lambda: local_methods.fawry_pay(principal=principal, data=to_data(input))))
+
+
+__all__ = ["Query", "Mutation", "UserError"]

@@ -1,0 +1,449 @@
+"""Local payment methods on the `/v1` intents: mada (routing to mada acquirers, mada's fee,
+3-D Secure), KNET and BenefitPay (a redirect to the scheme's page and back to `return_url`),
+Fawry (a reference paid in cash at an outlet, expired by the scheduler) and STC Pay (a one-time
+code with limited attempts). The method registry (services.payments.methods) says which
+method serves which currency, its flow and its fee; this module runs the flows.
+
+Nothing here stores, logs or returns a card number, a PIN or a one-time code: a redirect page
+keeps the scheme's references and result, STC Pay the phone and the attempts left.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlencode
+
+import phonenumbers
+
+from models.core import Merchant
+from models.intents import PaymentIntent
+from services import scheduler
+from services.billing import test_clock
+from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, PermissionDenied, ValidationError
+from services.infra.runtime import runtime
+from services.money import analytics
+from services.payments import intents, methods, pricing, routing
+from services.principal import Principal
+from services.timestamps import iso
+from services.validation import Fields
+
+REDIRECT = ("knet", "benefit")
+FAWRY_HOURS = 48                     # a reference's life by default; 1-168 on create
+OTP_ATTEMPTS = 3
+SANDBOX_OTP = "123456"
+SANDBOX_PIN = "1234"
+SANDBOX_APPROVED = "8888880000000001"
+SANDBOX_DECLINED = "8888880000000002"
+# The banks of each redirect scheme's page (sandbox: any bank takes the sandbox cards).
+BANKS: dict[str, tuple[tuple[str, str], ...]] = {
+    "knet": (("NBK", "National Bank of Kuwait"), ("KFH", "Kuwait Finance House"), ("GBK", "Gulf Bank"),
+             ("CBK", "Commercial Bank of Kuwait"), ("ABK", "Al Ahli Bank of Kuwait"), ("BURGAN", "Burgan Bank"),
+             ("BOUBYAN", "Boubyan Bank"), ("KIB", "Kuwait International Bank")),
+    "benefit": (("NBB", "National Bank of Bahrain"), ("BBK", "Bank of Bahrain and Kuwait"),
+                ("AUB", "Ahli United Bank"), ("BISB", "Bahrain Islamic Bank"), ("KFHB", "Kuwait Finance House Bahrain")),
+}
+_SA_MOBILE = re.compile(r"\+9665\d{8}")
+_CARD = re.compile(r"\d{16}")
+_PIN = re.compile(r"\d{4}")
+_OTP = re.compile(r"\d{4,8}")
+
+
+class Gone(DomainError):
+    status = 410
+    code = "payment_finished"
+
+
+# ---------------------------------------------------------------- create
+
+def check_phone(value: Any, param: str = "phone") -> str:
+    """A Saudi mobile number (+9665 and 8 digits; spaces and a national 05... form are fine) ->
+    its E.164 form. Anything else is a 400 naming `param`."""
+    if not isinstance(value, str) or len(value) > 32:
+        raise ValidationError(f"{param} must be a Saudi mobile number: +9665 and 8 digits", param=param)
+    try:
+        parsed = phonenumbers.parse(value, "SA")
+    except phonenumbers.NumberParseException:
+        parsed = None
+    e164 = (phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+            if parsed is not None else "")
+    if not _SA_MOBILE.fullmatch(e164) or not phonenumbers.is_valid_number(parsed) \
+            or phonenumbers.number_type(parsed) != phonenumbers.PhoneNumberType.MOBILE:
+        raise ValidationError(f"{param} must be a Saudi mobile number: +9665 and 8 digits", param=param)
+    return e164
+
+
+@dataclass
+class CreateExtras:
+    details: dict | None
+    return_url: str | None
+
+
+def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> CreateExtras:
+    """The method-specific fields of an intent create: the method must serve the currency
+    (400 naming `payment_method`) and the amount its limits; `phone` (stcpay),
+    `expires_in_hours` (fawry), `return_url` (any; a redirect method sends the buyer back to it)."""
+    m = methods.check_method_currency(method, currency)
+    methods.check_method_amount(m, amount, currency)
+    phone = f._get("phone", False) if f.has("phone") else None
+    hours = f.int("expires_in_hours", min=1, max=168)
+    return_url = f.str("return_url", max_len=2000)
+    if return_url is not None:
+        intents._check_url(return_url, "return_url")
+    if phone is not None and method != "stcpay":
+        raise ValidationError("phone is for stcpay payments only", param="phone")
+    if hours is not None and method != "fawry":
+        raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours")
+    details = None
+    if method == "stcpay":
+        if phone is None:
+            raise ValidationError("phone is required for stcpay payments: the buyer's mobile number", param="phone")
+        details = {"phone": check_phone(phone)}
+    elif method == "fawry":
+        details = {"expires_in_hours": hours or FAWRY_HOURS}
+    return CreateExtras(details=details, return_url=return_url)
+
+
+# ---------------------------------------------------------------- the object
+
+def phone_hint(phone: str) -> str:
+    return "****" + phone[-4:]
+
+
+def object_fields(intent) -> dict[str, Any]:
+    """`payment_method_details` of the intent object: the card's brand and networks, or the
+    scheme's own references and result; never a number, PIN or code."""
+    d = intent.method_details or {}
+    if "card" in d:
+        return {"payment_method_details": {"type": "card", "card": d["card"]}}
+    method = intent.payment_method
+    out: dict[str, Any] = {"type": method}
+    if method in REDIRECT:
+        out[method] = {k: d.get(k) for k in ("bank", "payment_id", "transaction_id", "reference_number", "result")}
+    elif method == "fawry":
+        out["fawry"] = {"reference": d.get("reference"), "expires_at": d.get("expires_at"),
+                        "paid_at": d.get("paid_at")}
+    elif method == "stcpay":
+        out["stcpay"] = {"phone_hint": phone_hint(d["phone"]) if d.get("phone") else None,
+                         "attempts_left": d.get("attempts_left")}
+    return {"payment_method_details": out}
+
+
+# ---------------------------------------------------------------- mada on the card path
+
+def card_routing(pm, currency: str, market: str) -> tuple[str, str]:
+    """(payment method, country) the router sees for a card: a mada card paying SAR is a mada
+    payment in Saudi Arabia (mada acquirers only); any other card is a card of the merchant's market."""
+    if pm.brand == "mada" and currency == "SAR":
+        return "mada", "SA"
+    return "card", market
+
+
+def needs_3ds(pm, currency: str) -> bool:
+    """mada payments always go through 3-D Secure on /v1 and the hosted checkout."""
+    return pm.brand == "mada" and currency == "SAR"
+
+
+def check_card(intent, pm) -> None:
+    """A `mada` intent takes a mada card; a mada-only card (no co-badged network) pays SAR only."""
+    if intent.payment_method == "mada" and pm.brand != "mada":
+        raise ValidationError("payment_method_id must be a mada card for a mada payment: this card's BIN is not "
+                              "in the mada BIN table", param="payment_method_id")
+    if pm.brand == "mada" and intent.currency != "SAR" and len(pm.networks or ()) < 2:
+        raise ValidationError("this mada card has no international network: it pays in SAR only",
+                              param="payment_method_id")
+
+
+def card_changes(intent, pm, market: str) -> dict[str, Any]:
+    """What a confirmed card adds to the intent: its brand, last4 and networks, and for a mada
+    payment mada's fee (shown upfront as a card's; a mada card is charged mada's)."""
+    changes: dict[str, Any] = {"method_details": {"card": {"brand": pm.brand, "last4": pm.last4,
+                                                           "networks": list(pm.networks or [])}}}
+    if card_routing(pm, intent.currency, market)[0] == "mada":
+        fee = pricing.compute_fee(amount=intent.amount, currency=intent.currency, method="mada",
+                                  home_currency=pricing.MARKET_CURRENCY[market])
+        changes.update(fee_amount=fee.amount, fee_rate=f"{fee.rate:f}", fee_processing=fee.processing,
+                       fee_conversion=fee.currency_conversion, fee_network=fee.network,
+                       net_amount=intent.amount - fee.amount)
+    return changes
+
+
+# ---------------------------------------------------------------- confirm
+
+def _route(intent) -> tuple[str, str]:
+    """The provider of a local-method payment and why (the scheme's member acquirers only)."""
+    m = methods.get(intent.payment_method)
+    facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=m.country,
+                          payment_method=m.type)
+    decision = routing.decide(facts=facts)
+    return decision.candidates[0].name, decision.reason
+
+
+async def confirm(principal: Principal, intent: PaymentIntent, *, return_url: str | None, phone: Any,
+                  otp: str | None, now: datetime) -> PaymentIntent:
+    """Confirm a knet, benefit, fawry or stcpay intent (the caller checked the client secret)."""
+    method = intent.payment_method
+    if method == "stcpay" and intent.status == "requires_action":
+        if phone is not None:
+            raise ValidationError("phone cannot change while a one-time code is pending", param="phone")
+        return await _verify_otp(intent, otp, now)
+    if otp is not None:
+        raise ValidationError("otp is for an stcpay payment waiting for its one-time code", param="otp")
+    if phone is not None and method != "stcpay":
+        raise ValidationError("phone is for stcpay payments only", param="phone")
+    if intent.status not in intents.CONFIRMABLE:
+        raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
+    if method in REDIRECT:
+        return await _start_redirect(intent, return_url)
+    if method == "fawry":
+        return await _issue_reference(principal, intent, return_url)
+    return await _send_otp(intent, phone, return_url)
+
+
+# ---------------------------------------------------------------- outcomes
+
+async def _succeed(intent: PaymentIntent, now: datetime, details: dict, provider_ref: str) -> PaymentIntent:
+    """Paid: the ledger, the receipt, payment.succeeded and the day's rollups, with the intent."""
+    market = await intents._market(intent.merchant_id)
+    return await intents._transition(
+        intent, {**intents._success_changes(intent, now, market), "method_details": details,
+                 "provider_ref": provider_ref},
+        events_=("payment.succeeded",), ledger_success=True,
+        rollups=lambda i: analytics.intent_rows(i, market, now, approved=True))
+
+
+async def _fail(intent: PaymentIntent, now: datetime, code: str, message: str, details: dict | None = None
+                ) -> PaymentIntent:
+    market = await intents._market(intent.merchant_id)
+    changes = {"status": "failed", "next_action": None, "failure_code": code, "failure_message": message}
+    if details is not None:
+        changes["method_details"] = details
+    return await intents._transition(intent, changes, events_=("payment.failed",),
+                                     rollups=lambda i: analytics.intent_rows(i, market, now, approved=False))
+
+
+# ---------------------------------------------------------------- KNET and BenefitPay
+
+def page_token(intent_id: str, method: str) -> str:
+    return intents._sign(f"{method}-page", intent_id, 32)
+
+
+def page_url(intent_id: str, method: str) -> str:
+    """The scheme's sandbox page, served by the hosted checkout under pay_url."""
+    token = page_token(intent_id, method)
+    return f"{runtime().config.pay_url.rstrip('/')}/{intent_id}/{method}?{urlencode({'token': token})}"
+
+
+async def _start_redirect(intent: PaymentIntent, return_url: str | None) -> PaymentIntent:
+    return_url = return_url or intent.return_url
+    if return_url is None:
+        raise ValidationError(f"return_url is required: {intent.payment_method} sends the buyer back to it",
+                              param="return_url")
+    provider, reason = _route(intent)
+    url = page_url(intent.id, intent.payment_method)
+    return await intents._transition(intent, {
+        "status": "requires_action", "return_url": return_url, "provider": provider,
+        "failure_code": None, "failure_message": None,
+        "method_details": {"routing_reason": reason},
+        "next_action": {"type": "redirect", "url": url, "return_url": return_url}})
+
+
+async def redirect_page(*, intent_id: str, method: str, token: str | None) -> PaymentIntent:
+    """The intent behind a scheme page: 404 unknown (or a wrong token), 410 when finished."""
+    intent = await PaymentIntent.get_or_none(id=intent_id) if isinstance(intent_id, str) else None
+    if intent is None or intent.payment_method != method or not token \
+            or not hmac.compare_digest(str(token), page_token(intent.id, method)):
+        raise NotFound("No such payment page", param="id")
+    if intent.status != "requires_action":
+        raise Gone(f"This payment is over: it is {intent.status}")
+    return intent
+
+
+@dataclass
+class PageView:
+    intent: PaymentIntent
+    merchant_name: str
+
+
+async def redirect_view(*, intent_id: str, method: str, token: str | None) -> PageView:
+    """What the scheme page shows: the intent and the merchant's name."""
+    intent = await redirect_page(intent_id=intent_id, method=method, token=token)
+    merchant = await Merchant.get_or_none(id=intent.merchant_id)
+    return PageView(intent, (merchant.name or merchant.id) if merchant else "")
+
+
+@dataclass
+class RedirectResult:
+    intent: PaymentIntent
+    redirect_url: str
+
+
+def _digits(seed: str, n: int) -> str:
+    return str(int(hashlib.sha256(seed.encode()).hexdigest(), 16))[:n]
+
+
+async def complete_redirect(*, intent_id: str, method: str, token: str | None, action: str | None,
+                            bank: str | None = None, card_number: str | None = None,
+                            pin: str | None = None) -> RedirectResult:
+    """The buyer's answer on the scheme page: `pay` (bank, card number, PIN) or `cancel`. The
+    intent becomes succeeded or failed (`NOT CAPTURED`, `CANCELED`) with the scheme's
+    references; the buyer goes back to return_url with the intent id and status."""
+    intent = await redirect_page(intent_id=intent_id, method=method, token=token)
+    action = intents.check_enum_value(action, "action", ("pay", "cancel"))
+    now = runtime().clock.now()
+    if await intents._expire_if_due(intent, now):
+        raise Gone("This payment expired and was canceled")
+    if action == "pay":
+        codes = [c for c, _ in BANKS[method]]
+        intents.check_enum_value(bank, "bank", codes)
+        if not isinstance(card_number, str) or not _CARD.fullmatch(card_number.replace(" ", "")):
+            raise ValidationError("card_number must be 16 digits", param="card_number")
+        if not isinstance(pin, str) or not _PIN.fullmatch(pin):
+            raise ValidationError("pin must be 4 digits", param="pin")
+        approved = card_number.replace(" ", "") == SANDBOX_APPROVED and hmac.compare_digest(pin, SANDBOX_PIN)
+        result = "CAPTURED" if approved else "NOT CAPTURED"
+    else:
+        approved, result = False, "CANCELED"
+    seed = f"{intent.id}:{intent.version}"
+    refs = {"bank": bank if action == "pay" else None, "payment_id": _digits("pid" + seed, 18),
+            "transaction_id": _digits("tid" + seed, 15), "reference_number": _digits("ref" + seed, 12),
+            "result": result}
+    details = {**(intent.method_details or {}), **refs}
+    if approved:
+        intent = await _succeed(intent, now, details, refs["transaction_id"])
+    else:
+        message = "The payment was canceled on the payment page" if result == "CANCELED" else \
+            f"{methods.get(method).names['en']} did not capture the payment"
+        intent = await _fail(intent, now, result, message, details)
+    sep = "&" if "?" in (intent.return_url or "") else "?"
+    url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': intent.status})}"
+    return RedirectResult(intent=intent, redirect_url=url)
+
+
+# ---------------------------------------------------------------- Fawry
+
+async def _new_reference() -> str:
+    for _ in range(10):
+        ref = str(secrets.randbelow(9 * 10**9) + 10**9)          # 10 digits, no leading zero
+        if not await PaymentIntent.filter(method_reference=ref).exists():
+            return ref
+    raise InvalidState("Could not allocate a Fawry reference; retry")      # pragma: no cover
+
+
+async def _issue_reference(principal: Principal, intent: PaymentIntent, return_url: str | None) -> PaymentIntent:
+    hours = (intent.method_details or {}).get("expires_in_hours", FAWRY_HOURS)
+    # On the merchant's test clock in test mode: the scheduler expires it on the same clock.
+    expires = await test_clock.now_for(principal) + timedelta(hours=hours)
+    provider, reason = _route(intent)
+    ref = await _new_reference()
+    details = {**(intent.method_details or {}), "reference": ref, "expires_at": iso(expires),
+               "routing_reason": reason}
+    return await intents._transition(intent, {
+        "status": "requires_action", "return_url": return_url or intent.return_url, "provider": provider,
+        "method_reference": ref, "expires_at": expires, "failure_code": None, "failure_message": None,
+        "method_details": details,
+        "next_action": {"type": "display_reference", "reference": ref, "expires_at": iso(expires)}})
+
+
+async def fawry_pay(*, principal: Principal, data: Any) -> PaymentIntent:
+    """Test helper: the buyer pays the reference at a Fawry outlet. Test keys only (403)."""
+    if principal.livemode:
+        raise PermissionDenied("Test helpers work with test keys only: use sk_test_...", code="test_mode_only")
+    f = Fields(data)
+    reference = f.str("reference", required=True, max_len=40)
+    f.reject_unknown()
+    intent = await PaymentIntent.get_or_none(method_reference=reference, **principal.scope)
+    if intent is None:
+        raise NotFound("No such Fawry reference", param="reference")
+    if intent.status == "succeeded":
+        raise InvalidState(f"Fawry reference {reference} was already paid", code="reference_already_paid",
+                           param="reference")
+    now = await test_clock.now_for(principal)
+    if intent.status == "requires_action" and now >= intent.expires_at:
+        await expire_reference(intent.id, now)
+        intent = await PaymentIntent.get(id=intent.id)
+    if intent.status != "requires_action":
+        raise InvalidState(f"Fawry reference {reference} expired at {iso(intent.expires_at)} and can no longer "
+                           "be paid", code="reference_expired", param="reference")
+    return await _succeed(intent, now, {**(intent.method_details or {}), "paid_at": iso(now)}, "fawry_" + reference)
+
+
+async def expire_reference(intent_id: str, when: datetime) -> bool:
+    """A Fawry reference not paid by its expires_at: the intent fails with `expired`."""
+    intent = await PaymentIntent.get_or_none(id=intent_id)
+    if intent is None or intent.payment_method != "fawry" or intent.status != "requires_action" \
+            or when < intent.expires_at:
+        return False
+    try:
+        await _fail(intent, when, "expired", "The Fawry reference was not paid before it expired")
+    except DomainError:
+        return False
+    return True
+
+
+async def _due_references(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
+    qs = scope.apply(PaymentIntent.filter(payment_method="fawry", status="requires_action", expires_at__lte=until))
+    return [(w, i) for w, i in await qs.order_by("expires_at").limit(limit).values_list("expires_at", "id")]
+
+
+async def _run_expiry(intent_id: str, when: datetime) -> str | None:
+    return "expired" if await expire_reference(intent_id, when) else None
+
+
+def register_jobs() -> None:
+    """This domain's job kind, registered with the scheduler when the app starts (app/jobs.py)."""
+    scheduler.register(scheduler.JobKind("fawry.expire", _due_references, _run_expiry))
+
+
+def check_refundable(intent) -> None:
+    """A Fawry payment was cash at an outlet: Fawry cannot pay it back (the merchant refunds
+    the buyer directly). Every other method refunds as cards do."""
+    if intent.payment_method == "fawry":
+        raise ValidationError("A Fawry reference payment cannot be refunded through Fawry: refund the buyer "
+                              "directly", code="refund_not_supported", param="id")
+
+
+# ---------------------------------------------------------------- STC Pay
+
+async def _send_otp(intent: PaymentIntent, phone: Any, return_url: str | None) -> PaymentIntent:
+    details = dict(intent.method_details or {})
+    if phone is not None:
+        details["phone"] = check_phone(phone)
+    if not details.get("phone"):
+        raise ValidationError("phone is required for stcpay payments: the buyer's mobile number", param="phone")
+    provider, reason = _route(intent)
+    details.update(attempts_left=OTP_ATTEMPTS, routing_reason=reason)
+    return await intents._transition(intent, {
+        "status": "requires_action", "return_url": return_url or intent.return_url, "provider": provider,
+        "failure_code": None, "failure_message": None, "method_details": details,
+        "next_action": {"type": "otp", "phone_hint": phone_hint(details["phone"])}})
+
+
+class OtpRejected(PaymentDeclined):
+    def __init__(self, message: str, *, attempts_left: int):
+        super().__init__(message, decline_code="invalid_otp", param="otp")
+        self.attempts_left = attempts_left
+
+
+async def _verify_otp(intent: PaymentIntent, otp: str | None, now: datetime) -> PaymentIntent:
+    if otp is None:
+        raise ValidationError("otp is required: the one-time code STC Pay sent to the buyer", param="otp")
+    if not _OTP.fullmatch(otp):
+        raise ValidationError("otp must be the 4 to 8 digits of the one-time code", param="otp")
+    details = dict(intent.method_details or {})
+    if hmac.compare_digest(otp, SANDBOX_OTP):
+        details.pop("attempts_left", None)
+        return await _succeed(intent, now, details, "stcpay_" + _digits("stc" + intent.id, 12))
+    left = int(details.get("attempts_left", OTP_ATTEMPTS)) - 1
+    details["attempts_left"] = left
+    if left > 0:
+        await intents._transition(intent, {"method_details": details})
+        raise OtpRejected(f"The one-time code is wrong: {left} attempt{'s' if left > 1 else ''} left",
+                          attempts_left=left)
+    await _fail(intent, now, "otp_attempts_exceeded", "Three wrong one-time codes", details)
+    raise OtpRejected("The one-time code is wrong and no attempt is left: the payment intent failed "
+                      "(confirm it again for a new code)", attempts_left=0)

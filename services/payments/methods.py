@@ -1,0 +1,233 @@
+"""The one registry of payment method types: for each, the currencies it serves, its flow
+(card, redirect, reference, otp, ...), display names (ar, en, tr), the fee it costs the
+merchant (basis points + fixed part, capped, per currency), its amount limits, the providers
+that carry it and its sandbox values.
+
+REST (`GET /v1/payment_method_types`), GraphQL (`paymentMethodTypes`), the `/v1` intents, the
+`/api` payments, pricing, routing, the hosted checkout and the client libraries read this
+table; none keeps a list of its own. Configuration replaces fees and limits (`configure`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from services.errors import ValidationError
+from services.money import currencies as money
+from services.money.currencies import AmountLimit, CURRENCIES
+
+
+@dataclass(frozen=True)
+class MethodFee:
+    """What a method costs the merchant: `bps` of the amount plus `fixed[currency]` (minor
+    units), at most `cap[currency]` (minor units) when the currency has a cap."""
+    bps: int
+    fixed: dict[str, int] = field(default_factory=dict)
+    cap: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> Decimal:
+        return Decimal(self.bps) / 10_000
+
+
+@dataclass(frozen=True)
+class Method:
+    type: str
+    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr
+    currencies: tuple[str, ...]
+    names: dict[str, str]              # ar, en, tr
+    fee: MethodFee
+    limits: dict[str, AmountLimit] = field(default_factory=dict)   # tighter than the currency's, if any
+    country: str | None = None         # the scheme's home country (routing eligibility), None: any
+    api: bool = False                  # /api/payments/create takes it (no buyer step)
+    checkout: bool = False             # the hosted checkout offers it
+    sandbox: dict[str, Any] = field(default_factory=dict)
+
+    def limit(self, currency: str) -> AmountLimit:
+        base = money.LIMITS[currency]
+        own = self.limits.get(currency)
+        if own is None:
+            return base
+        return AmountLimit(max(base.minimum, own.minimum), min(base.maximum, own.maximum))
+
+    @property
+    def needs_buyer(self) -> bool:
+        """The buyer has a step of their own (a bank page, a kiosk, a one-time code)."""
+        return self.flow in ("redirect", "reference", "otp")
+
+
+_ALL = CURRENCIES
+_CARD_FIXED = {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100, "IQD": 250,
+               "BHD": 25, "OMR": 25, "JOD": 25}
+
+DEFAULT_METHODS: tuple[Method, ...] = (
+    Method("card", "card", _ALL, {"ar": "بطاقة", "en": "Card", "tr": "Kart"},
+           MethodFee(290, dict(_CARD_FIXED)), api=True, checkout=True,
+           sandbox={"cards": {"approved": "4242424242424242", "declined": "4000000000000002",
+                              "three_d_secure": "4000002500003155"}}),
+    Method("crypto", "crypto", _ALL, {"ar": "عملات رقمية", "en": "Crypto", "tr": "Kripto"}, MethodFee(100)),
+    Method("cod", "cod", ("TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD"),
+           {"ar": "الدفع عند الاستلام", "en": "Cash on delivery", "tr": "Kapıda ödeme"},
+           MethodFee(350, {"TRY": 500, "SAR": 500, "AED": 500, "QAR": 500, "KWD": 500, "EGP": 2000, "IQD": 5000})),
+    Method("qr", "qr", _ALL, {"ar": "رمز QR", "en": "QR code", "tr": "QR kod"}, MethodFee(150)),
+    Method("tap_to_pay", "card_present", _ALL, {"ar": "الدفع باللمس", "en": "Tap to pay", "tr": "Temassız ödeme"},
+           MethodFee(249, {"TRY": 10, "SAR": 10, "AED": 10, "QAR": 10, "KWD": 10, "EGP": 50, "IQD": 100,
+                           "BHD": 10, "OMR": 10, "JOD": 10})),
+    Method("mada", "card", ("SAR",), {"ar": "مدى", "en": "mada", "tr": "mada"},
+           MethodFee(80, {}, {"SAR": 20_000}), country="SA", api=True, checkout=True,
+           sandbox={"cards": {"approved": "5888450000000003", "approved_co_badged_visa": "4464040000000007",
+                              "insufficient_funds": "9682010000000005"}}),
+    Method("knet", "redirect", ("KWD",), {"ar": "كي نت", "en": "KNET", "tr": "KNET"},
+           MethodFee(100, {"KWD": 100}, {"KWD": 2_000}), limits={"KWD": AmountLimit(100, 3_000_000)},
+           country="KW", checkout=True,
+           sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
+    Method("benefit", "redirect", ("BHD",), {"ar": "بنفت باي", "en": "BenefitPay", "tr": "BenefitPay"},
+           MethodFee(100, {"BHD": 100}, {"BHD": 2_000}), country="BH", checkout=True,
+           sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
+    Method("fawry", "reference", ("EGP",), {"ar": "فوري", "en": "Fawry", "tr": "Fawry"},
+           MethodFee(200, {"EGP": 250}, {"EGP": 3_000}), limits={"EGP": AmountLimit(500, 5_000_000)},
+           country="EG", checkout=True,
+           sandbox={"pay": "POST /api/test-helpers/fawry/pay {\"reference\"}", "expires_in_hours": 48}),
+    Method("stcpay", "otp", ("SAR",), {"ar": "STC Pay", "en": "STC Pay", "tr": "STC Pay"},
+           MethodFee(150, {}, {"SAR": 10_000}), limits={"SAR": AmountLimit(100, 2_000_000)},
+           country="SA", checkout=True,
+           sandbox={"phone": "+966512345678", "otp": "123456", "attempts": 3}),
+)
+
+METHODS: dict[str, Method] = {m.type: m for m in DEFAULT_METHODS}
+TYPES: tuple[str, ...] = tuple(METHODS)
+LOCAL_TYPES: tuple[str, ...] = ("mada", "knet", "benefit", "fawry", "stcpay")
+# /v1 intents take every type; /api payments the types without a buyer step.
+API_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.api)
+
+
+
+
+def get(method_type: str) -> Method:
+    return METHODS[method_type]
+
+
+def configure(*, fees: dict[str, MethodFee] | None = None,
+              limits: dict[str, dict[str, AmountLimit]] | None = None) -> None:
+    """Replace a method's fee or limits (deployment configuration); None leaves them."""
+    from services.payments import pricing      # its fee cache holds answers of the old table
+    for t, fee in (fees or {}).items():
+        METHODS[t] = replace(METHODS[t], fee=fee)
+    for t, lim in (limits or {}).items():
+        METHODS[t] = replace(METHODS[t], limits=dict(lim))
+    pricing.reset_cache()
+
+
+def reset() -> None:
+    from services.payments import pricing
+    METHODS.clear()
+    METHODS.update({m.type: m for m in DEFAULT_METHODS})
+    pricing.reset_cache()
+
+
+def check_method_currency(method_type: str, currency: str, param: str = "payment_method") -> Method:
+    """A method used with a currency it does not serve is a 400 naming `payment_method`."""
+    m = METHODS[method_type]
+    if currency not in m.currencies:
+        raise ValidationError(f"{param} {method_type} is not available in {currency}: it serves "
+                              f"{', '.join(m.currencies)}", param=param, code="payment_method_unavailable")
+    return m
+
+
+def check_method_amount(m: Method, amount: int, currency: str, *, code: str = "invalid_amount") -> int:
+    """Within the method's own limits (the currency's limits were checked before)."""
+    lim = m.limit(currency)
+    if not lim.minimum <= amount <= lim.maximum:
+        raise ValidationError(f"amount must be between {money.format_amount(lim.minimum, currency)} and "
+                              f"{money.format_amount(lim.maximum, currency)} for {m.type}",
+                              param="amount", code=code)
+    return amount
+
+
+def providers_of(method_type: str) -> list[str]:
+    """The providers that declare the method (services/payments/providers/*)."""
+    from services.payments.providers import registry
+    return [p.name for p in registry.all_providers() if method_type in p.methods]
+
+
+def available(*, currency: str, amount: int | None = None, country: str | None = None) -> list[Method]:
+    """The methods a payment in `currency` (of `amount`, for a buyer in `country`) can use,
+    card first. A local scheme is offered to buyers of its own country only (when the country
+    is given); a method that needs a provider and has none is not offered."""
+    out = []
+    for m in METHODS.values():
+        if currency not in m.currencies:
+            continue
+        if m.type in LOCAL_TYPES and not providers_of(m.type):
+            continue
+        if country is not None and m.country is not None and m.country != country:
+            continue
+        if amount is not None:
+            lim = m.limit(currency)
+            if not lim.minimum <= amount <= lim.maximum:
+                continue
+        out.append(m)
+    # Card first, then the local schemes, then the rest in registry order.
+    return sorted(out, key=lambda m: (m.type != "card", m.type not in LOCAL_TYPES))
+
+
+def describe(m: Method, currency: str) -> dict[str, Any]:
+    """The documented `payment_method_type` object for one currency."""
+    lim = m.limit(currency)
+    return {"object": "payment_method_type", "type": m.type, "flow": m.flow,
+            "display_name": dict(m.names), "currency": currency,
+            "fee": {"bps": m.fee.bps, "fixed": m.fee.fixed.get(currency, 0), "cap": m.fee.cap.get(currency)},
+            "limits": {"minimum": lim.minimum, "maximum": lim.maximum},
+            "providers": providers_of(m.type), "sandbox": dict(m.sandbox)}
+
+
+async def list_payment_method_types(*, principal, currency: Any, amount: Any = None,
+                                    country: Any = None) -> list[dict[str, Any]]:
+    """`GET /v1/payment_method_types` and GraphQL `paymentMethodTypes`: the methods available for
+    a payment in `currency` (of `amount`, by a buyer in `country`), card first. Secret or
+    publishable key; the table is the same for every merchant."""
+    cur = money.check_currency(currency.upper() if isinstance(currency, str) else currency, code="invalid_currency")
+    amt = None
+    if amount is not None and amount != "":
+        if isinstance(amount, str):
+            if not amount.strip().lstrip("-").isdigit():
+                raise ValidationError("amount must be an integer in minor units", param="amount",
+                                      code="invalid_amount")
+            amount = int(amount)
+        amt = money.check_amount(amount, cur, code="invalid_amount")
+    ctry = None
+    if country is not None and country != "":
+        if not isinstance(country, str) or len(country) != 2 or not country.isalpha():
+            raise ValidationError("country must be an ISO 3166 alpha-2 code, e.g. SA", param="country")
+        ctry = country.upper()
+    return [describe(m, cur) for m in available(currency=cur, amount=amt, country=ctry)]
+
+
+def check_api_type(value: Any, card_is_mada: bool | None = None, param: str = "payment_method.type") -> str:
+    """`payment_method.type` of `/api/payments/create`, which answers at once: a card or a mada
+    card. A method with a buyer step (a bank page, a kiosk, a one-time code) is a 400 pointing
+    to the `/v1` payment intents."""
+    if value is None:
+        return "card"
+    if isinstance(value, str) and value in METHODS and METHODS[value].needs_buyer:
+        raise ValidationError(f"{param} {value} needs the buyer ({METHODS[value].flow} flow): create a payment "
+                              "intent with POST /v1/payments/intent and confirm it instead", param=param)
+    if not isinstance(value, str) or value not in API_TYPES:
+        raise ValidationError(f"{param} must be one of: {', '.join(API_TYPES)}", param=param)
+    return value
+
+
+def card_method(card, currency: str) -> str:
+    """The method a card pays with: a mada card paying SAR is a mada payment; else a card."""
+    return "mada" if card.brand == "mada" and currency == "SAR" else "card"
+
+
+def check_mada_card(kind: str, card, currency: str, param: str) -> None:
+    """`mada` needs a mada card; a mada card without an international network pays SAR only."""
+    if kind == "mada" and card.brand != "mada":
+        raise ValidationError("mada takes a mada card: this card's BIN is not in the mada BIN table",
+                              param=f"{param}.number")
+    if card.brand == "mada" and currency != "SAR" and len(card.networks) < 2:
+        raise ValidationError("this mada card has no international network: it pays in SAR only",
+                              param=f"{param}.number")
