@@ -12,4 +12,4 @@ def register_job_kinds() -> None:
     disputes.register_jobs()         # dispute.open, dispute.decide
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
     intent_expiry.register_jobs()    # intent.expire
-    local_methods.register_jobs()    # fawry.expire
+    local_methods.install()          # fawry.expire, and the local methods' intent flows

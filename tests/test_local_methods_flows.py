@@ -79,6 +79,11 @@ async def test_redirect_method_succeeds_through_the_sandbox_page(client, merchan
     assert r.status == 404
     r = await client.get(f"{path}?token=wrong")
     assert r.status == 404
+    # every method but Fawry refunds as cards do: a partial refund, on the ledger
+    status, refunded = await call(client, "POST", f"/v1/payments/{i['id']}/refund", merchant.sk, {"amount": 1_000})
+    assert status == 200 and refunded["amount_refunded"] == 1_000 and refunded["status"] == "succeeded", refunded
+    bal = await ledger.merchant_balance(merchant_id=merchant.id, livemode=False)
+    assert bal == {currency: amount - i["fee"]["amount"] - 1_000}
 
 
 @pytest.mark.parametrize("action,card,code", [("pay", DECLINED, "NOT CAPTURED"), ("pay", APPROVED + "x", None),
@@ -140,9 +145,11 @@ async def test_fawry_reference_paid_at_an_outlet(client, merchant, clock):
                                {"reference": na["reference"]})
     assert status == 400 and again["error"]["code"] == "reference_already_paid"
     assert again["error"]["param"] == "reference" and "already paid" in again["error"]["detail"]
-    with pytest.raises(local_methods.ValidationError) as refused:
-        local_methods.check_refundable(await PaymentIntent.get(id=i["id"]))
-    assert refused.value.code == "refund_not_supported"
+    # Fawry cannot pay cash back: the /v1 refund is refused and changes nothing
+    status, refused = await call(client, "POST", f"/v1/payments/{i['id']}/refund", merchant.sk, {})
+    assert status == 400 and refused["error"]["code"] == "refund_not_supported", refused
+    after = await PaymentIntent.get(id=i["id"])
+    assert after.status == "succeeded" and after.amount_refunded == 0
 
 
 async def test_fawry_expires_on_the_test_clock_by_the_scheduler(client, merchant):

@@ -58,7 +58,7 @@ async def bank_page(request: web.Request) -> web.Response:
         return pages._not_found(page)
     except local_methods.Gone:
         return _finished(page)
-    return _render(pages.Page(request, preferred=view.intent.locale), view, method, token)
+    return _render(pages.Page(request, explicit=view.intent.locale), view, method, token)
 
 
 async def bank_submit(request: web.Request) -> web.Response:
@@ -78,7 +78,7 @@ async def bank_submit(request: web.Request) -> web.Response:
         return _finished(page)
     except ValidationError as e:
         view = await local_methods.redirect_view(intent_id=request.match_info["id"], method=method, token=token)
-        page = pages.Page(request, preferred=view.intent.locale)
+        page = pages.Page(request, explicit=view.intent.locale)
         return _render(page, view, method, token, status=400, error=e.message, error_field=e.param)
     raise web.HTTPSeeOther(r.redirect_url, headers=_headers(page, r.redirect_url))
 

@@ -16,7 +16,9 @@ from services.payments import intents
 
 async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
     unpaid = Q(status__in=intents.UNPAID + ("failed",)) | Q(status="processing", payment_method="crypto")
-    rows = await (scope.apply(PaymentIntent.filter(unpaid, expires_at__lte=until))
+    waiting_reference = Q(status="requires_action", payment_method="fawry")    # fawry.expire fails it
+    ended = Q(status="failed", failure_code="expired")                        # a reference that ran out
+    rows = await (scope.apply(PaymentIntent.filter(unpaid, expires_at__lte=until).exclude(waiting_reference | ended))
                   .order_by("expires_at", "id").limit(limit).values_list("expires_at", "id"))
     return [(when, iid) for when, iid in rows]
 

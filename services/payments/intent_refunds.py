@@ -21,7 +21,7 @@ from services.errors import Conflict, InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
-from services.payments import intents, payments
+from services.payments import intents, local_methods, payments
 from services.principal import Principal
 from services.timestamps import iso
 
@@ -74,6 +74,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
     async def attempt() -> IntentRefundResult:
         async with in_transaction():
             intent = await intents._load(principal, intent_id, for_update=True)    # held until commit
+            local_methods.check_refundable(intent)         # a Fawry cash payment: refund_not_supported
             if intent.status not in REFUNDABLE:
                 raise InvalidState(f"Payment intent {intent.id} cannot be refunded: its status is {intent.status}; "
                                    "only a succeeded payment intent can be refunded")

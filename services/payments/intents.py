@@ -48,6 +48,23 @@ CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
 CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
 LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay")     # services.payments.local_methods runs them
+
+
+class _NotInstalled:
+    def __getattr__(self, name):
+        raise RuntimeError("local payment methods are not installed: the app installs them at start "
+                           "(services.payments.local_methods.install)")
+
+
+# The local methods' flows (mada checks, redirects, references, one-time codes). Installed by
+# services.payments.local_methods.install() when the app starts, so this module, which that one
+# builds on, imports nothing of it.
+_local: Any = _NotInstalled()
+
+
+def use_local_flows(module: Any) -> None:
+    global _local
+    _local = module
 EXPIRY = timedelta(hours=1)
 MAX_SPLITS = 10
 EXPIRY_BATCH = 500
@@ -134,8 +151,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         obj["cod_address"] = intent.cod_address
         obj["cod_status"] = intent.cod_status
     if intent.method_details is not None:      # a confirmed card or a local method (services.local_methods)
-        from services.payments import local_methods
-        obj.update(local_methods.object_fields(intent))
+        obj.update(_local.object_fields(intent))
     return obj
 
 
@@ -292,8 +308,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     currency = pricing.check_currency(data.get("currency"))
     amount = _amount(f, currency)
     method = f.enum("payment_method", METHODS, required=True)
-    from services.payments import local_methods      # imports this module
-    extras = local_methods.parse_create(f, method=method, currency=currency, amount=amount)
+    extras = _local.parse_create(f, method=method, currency=currency, amount=amount)
     asset = f.enum("crypto_asset", crypto.ASSETS)
     network = f.enum("crypto_network", crypto.NETWORKS)
     if method == "crypto":
@@ -488,8 +503,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         if pm_id is not None:
             raise ValidationError(f"payment_method_id is not used with {intent.payment_method} payments",
                                   param="payment_method_id")
-        from services.payments import local_methods
-        return await local_methods.confirm(principal, intent, return_url=return_url, phone=phone, otp=otp, now=now)
+        return await _local.confirm(principal, intent, return_url=return_url, phone=phone, otp=otp, now=now)
     if phone is not None or otp is not None:
         raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
                               param="phone" if phone is not None else "otp")
@@ -551,9 +565,8 @@ async def _market(merchant_id: str) -> str:
 
 
 async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
-    from services.payments import local_methods
     market = await _market(intent.merchant_id)
-    method, country = local_methods.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
+    method, country = _local.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
     facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=country, card_brand=pm.brand,
                           payment_method=method)
     decision = routing.decide(facts=facts)
@@ -570,11 +583,10 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
     if intent.split:
         await _check_split_funding(principal, net_amount=intent.net_amount,
                                    splits_total=sum(s["amount"] for s in intent.split), currency=intent.currency)
-    from services.payments import local_methods
-    local_methods.check_card(intent, pm)
+    _local.check_card(intent, pm)
     # Tap to pay: the reader verifies the cardholder (contactless CVM), so no 3-D Secure redirect.
     # A mada payment always goes through 3-D Secure.
-    needs_3ds = ((pm.behaviour == cards.REQUIRES_3DS or local_methods.needs_3ds(pm, intent.currency))
+    needs_3ds = ((pm.behaviour == cards.REQUIRES_3DS or _local.needs_3ds(pm, intent.currency))
                  and intent.payment_method != "tap_to_pay")
     if needs_3ds:
         if return_url is None:
@@ -591,7 +603,7 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
         return intent
     market, cascade = await _authorize(intent, pm, three_ds_passed=intent.payment_method == "tap_to_pay")
     intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=return_url,
-                                extra=local_methods.card_changes(intent, pm, market))
+                                extra=_local.card_changes(intent, pm, market))
     if intent.status == "failed":     # stored failed (payment.failed emitted), then answered 402
         raise PaymentDeclined(f"Payment declined: {intent.failure_code} (payment intent {intent.id} is failed; "
                               "confirm it again with another payment method)",
@@ -674,9 +686,8 @@ async def complete_challenge(*, intent_id: str, token: str | None, outcome: str)
         principal = Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret")
         pm = await resolve_payment_method(principal=principal, payment_method_id=intent.payment_method_ref)
         market, cascade = await _authorize(intent, pm, three_ds_passed=True)
-        from services.payments import local_methods
         intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url,
-                                    extra=local_methods.card_changes(intent, pm, market))
+                                    extra=_local.card_changes(intent, pm, market))
     status = {"succeeded": "succeeded", "failed": "failed"}.get(intent.status, intent.status)
     sep = "&" if "?" in (intent.return_url or "") else "?"
     url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': status})}"
@@ -750,8 +761,7 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
     if intent is None:
         return False
     if intent.payment_method == "fawry" and intent.status == "requires_action":
-        from services.payments import local_methods      # a reference's expiry fails the intent
-        return await local_methods.expire_reference(intent.id, now)
+        return await _local.expire_reference(intent.id, now)
     if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
@@ -788,6 +798,8 @@ async def now_for(principal: Principal) -> datetime:
 def expirable(intent) -> bool:
     """Unpaid (a failed attempt included), or crypto still waiting for its deposit: canceled
     with reason `expired` once `expires_at` passes."""
+    if intent.status == "failed" and intent.failure_code == "expired":
+        return False              # a Fawry reference that ran out: failed for good
     return intent.status in UNPAID + ("failed",) or (
         intent.status == "processing" and intent.payment_method == "crypto"
         and not (intent.crypto or {}).get("detected_at"))

@@ -23,8 +23,8 @@ import phonenumbers
 from models.core import Merchant
 from models.intents import PaymentIntent
 from services import scheduler
-from services.billing import test_clock
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, PermissionDenied, ValidationError
+from services.infra.clock import now_for
 from services.infra.runtime import runtime
 from services.money import analytics
 from services.payments import intents, methods, pricing, routing
@@ -337,7 +337,7 @@ async def _new_reference() -> str:
 async def _issue_reference(principal: Principal, intent: PaymentIntent, return_url: str | None) -> PaymentIntent:
     hours = (intent.method_details or {}).get("expires_in_hours", FAWRY_HOURS)
     # On the merchant's test clock in test mode: the scheduler expires it on the same clock.
-    expires = await test_clock.now_for(principal) + timedelta(hours=hours)
+    expires = await now_for(principal) + timedelta(hours=hours)
     provider, reason = _route(intent)
     ref = await _new_reference()
     details = {**(intent.method_details or {}), "reference": ref, "expires_at": iso(expires),
@@ -362,7 +362,7 @@ async def fawry_pay(*, principal: Principal, data: Any) -> PaymentIntent:
     if intent.status == "succeeded":
         raise InvalidState(f"Fawry reference {reference} was already paid", code="reference_already_paid",
                            param="reference")
-    now = await test_clock.now_for(principal)
+    now = await now_for(principal)
     if intent.status == "requires_action" and now >= intent.expires_at:
         await expire_reference(intent.id, now)
         intent = await PaymentIntent.get(id=intent.id)
@@ -394,8 +394,11 @@ async def _run_expiry(intent_id: str, when: datetime) -> str | None:
     return "expired" if await expire_reference(intent_id, when) else None
 
 
-def register_jobs() -> None:
-    """This domain's job kind, registered with the scheduler when the app starts (app/jobs.py)."""
+def install() -> None:
+    """Called when the app starts (app/jobs.py): this module's flows become the intents' local
+    flows, and the Fawry expiry becomes a scheduler job kind."""
+    import sys
+    intents.use_local_flows(sys.modules[__name__])
     scheduler.register(scheduler.JobKind("fawry.expire", _due_references, _run_expiry))
 
 

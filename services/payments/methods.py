@@ -111,19 +111,29 @@ def get(method_type: str) -> Method:
 def configure(*, fees: dict[str, MethodFee] | None = None,
               limits: dict[str, dict[str, AmountLimit]] | None = None) -> None:
     """Replace a method's fee or limits (deployment configuration); None leaves them."""
-    from services.payments import pricing      # its fee cache holds answers of the old table
     for t, fee in (fees or {}).items():
         METHODS[t] = replace(METHODS[t], fee=fee)
     for t, lim in (limits or {}).items():
         METHODS[t] = replace(METHODS[t], limits=dict(lim))
-    pricing.reset_cache()
+    _changed()
 
 
 def reset() -> None:
-    from services.payments import pricing
     METHODS.clear()
     METHODS.update({m.type: m for m in DEFAULT_METHODS})
-    pricing.reset_cache()
+    _changed()
+
+
+_LISTENERS: list = []      # called when the table changes (services.payments.pricing's fee cache)
+
+
+def on_change(listener) -> None:
+    _LISTENERS.append(listener)
+
+
+def _changed() -> None:
+    for listener in _LISTENERS:
+        listener()
 
 
 def check_method_currency(method_type: str, currency: str, param: str = "payment_method") -> Method:

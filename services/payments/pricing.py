@@ -95,6 +95,9 @@ def reset_cache() -> None:
     _fee.cache_clear()
 
 
+methods.on_change(reset_cache)       # the fee cache holds answers of the old method table
+
+
 def to_major(amount: int, currency: str) -> Decimal:
     return Decimal(amount).scaleb(-exponent(currency))
 
