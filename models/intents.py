@@ -22,6 +22,9 @@ class PaymentMethod(Model):
     fingerprint = fields.CharField(max_length=64)
     # Sandbox behaviour of a test card number, decided at tokenization: ok | decline | 3ds.
     test_behaviour = fields.CharField(max_length=12, default="ok")
+    # The issuing bank, installment program and credit/debit of the card's BIN, decided at
+    # tokenization (services.payments.installments.issuer_of): never the digits themselves.
+    issuer = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -69,6 +72,7 @@ class PaymentIntent(Model):
     succeeded_at = fields.DatetimeField(null=True)
     canceled_at = fields.DatetimeField(null=True)
     version = fields.IntField(default=0)                          # bumped by every transition
+    installments = fields.JSONField(null=True)    # as on a payment (services.payments.installments)
 
     class Meta:
         table = "payment_intents"

@@ -74,6 +74,10 @@ class Payment(Model):
     description = fields.CharField(max_length=500, null=True)
     metadata = fields.JSONField(default=dict)
     payment_link = fields.CharField(max_length=40, null=True)     # lnk_... when paid through a payment link
+    # {count, installment_amount, first_installment_amount, total_amount, commission, paid_by, program, bank}
+    # (services.payments.installments); null when paid in one go. The count again, for grouping.
+    installments = fields.JSONField(null=True)
+    installment_count = fields.SmallIntField(default=1)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

@@ -155,5 +155,6 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    return Interface(name="v1", prefix="/v1", routes=ROUTES, render_error=render_error,
+    from rest_compat.installments import V1_ROUTES as installment_routes
+    return Interface(name="v1", prefix="/v1", routes=ROUTES + installment_routes, render_error=render_error,
                      rate_rule=ratelimit.INTENTS_V1, admit=auth.admit)

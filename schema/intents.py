@@ -14,6 +14,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import PaymentReceipt, load_receipt
+from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intents
 from services.errors import NotFound
@@ -115,6 +116,7 @@ class PaymentIntent(Node):
     cod_address: CodAddress | None
     cod_status: str | None
     qr_code_url: str | None
+    installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -147,7 +149,8 @@ class PaymentIntent(Node):
                                  detected_at=_dt(c["detected_at"]), confirmed_at=_dt(c["confirmed_at"]),
                                  transaction_hash=c["transaction_hash"]) if c else None,
             cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
-            cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"))
+            cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
+            installments=Installments.of(o["installments"]))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -201,6 +204,7 @@ class PaymentIntentCreateInput:
     split: list[SplitInput] | None = strawberry.UNSET
     locale: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+    installments: int | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -210,6 +214,7 @@ class PaymentIntentConfirmInput:
     return_url: str | None = strawberry.UNSET
     client_secret: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+    installments: int | None = strawberry.UNSET
 
 
 @strawberry.input

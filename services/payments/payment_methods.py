@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models.intents import PaymentMethod
-from services.payments import cards
+from services.payments import cards, installments
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -20,6 +20,12 @@ TEST_METHODS: dict[str, str] = {
     "pm_card_chargeDeclined": cards.TEST_CARDS["declined"],
     "pm_card_insufficientFunds": cards.TEST_CARDS["insufficient_funds"],
     "pm_card_threeDSecureRequired": cards.TEST_CARDS["threeDSecureRequired"],
+    # Turkish cards of the installment programs (services.payments.installments) and a debit card.
+    "pm_card_tr_bonus": "5549600000000004",
+    "pm_card_tr_world": "5400610000000001",
+    "pm_card_tr_maximum": "4183420000000001",
+    "pm_card_tr_axess": "4355080000000005",
+    "pm_card_tr_debit": "9792000000000003",
 }
 TYPES = ("card", "card_present")
 
@@ -37,6 +43,7 @@ class MethodView:
     behaviour: str
     livemode: bool
     created_at: datetime | None
+    issuer: dict | None = None      # bank, installment program, credit/debit (never the digits)
 
     def card(self) -> cards.Card:
         # The number is not kept: the sandbox providers act on the behaviour decided at
@@ -45,10 +52,15 @@ class MethodView:
                           fingerprint=self.fingerprint, country=None, behaviour=self.behaviour, number="")
 
 
+def _issuer(number: str) -> dict | None:
+    found = installments.issuer_of(number)
+    return found.as_dict() if found else None
+
+
 def _view(pm: PaymentMethod) -> MethodView:
     return MethodView(id=pm.id, type=pm.type, brand=pm.brand, last4=pm.last4, exp_month=pm.exp_month,
                       exp_year=pm.exp_year, fingerprint=pm.fingerprint, behaviour=pm.test_behaviour,
-                      livemode=pm.livemode, created_at=pm.created_at)
+                      livemode=pm.livemode, created_at=pm.created_at, issuer=pm.issuer)
 
 
 def _test_method(pm_id: str) -> MethodView:
@@ -56,7 +68,8 @@ def _test_method(pm_id: str) -> MethodView:
     year = runtime().clock.now().year + 3
     card = cards.card_from_number(number, 12, year)
     return MethodView(id=pm_id, type="card", brand=card.brand, last4=card.last4, exp_month=12, exp_year=year,
-                      fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None)
+                      fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None,
+                      issuer=_issuer(number))
 
 
 async def create_payment_method(*, principal: Principal, data: dict) -> MethodView:
@@ -70,7 +83,8 @@ async def create_payment_method(*, principal: Principal, data: dict) -> MethodVi
     pm = await PaymentMethod.create(
         id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type=kind,
         brand=card.brand, last4=card.last4, exp_month=card.exp_month, exp_year=card.exp_year,
-        fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now())
+        fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now(),
+        issuer=_issuer(card.number))
     return _view(pm)
 
 
