@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from services.errors import ValidationError
+from services.money import analytics
 from services.payments import installments
 
 
@@ -31,11 +32,20 @@ async def installments_options(call: Call) -> dict:
     return opts.as_dict()
 
 
+async def analytics_installments(call: Call) -> dict:
+    q = call.query
+    w = await analytics.window(principal=call.principal, period=q.get("period"), from_=q.get("from"),
+                               to=q.get("to"), currency=q.get("currency"))
+    return await installments.analytics_by_count(principal=call.principal, w=w)
+
+
 MERCHANT_ROUTES: list[Route] = [
     Route("GET", "/installments/plans", installment_plans_get, summary="The installment plans per card program",
           response_fields=("object", "livemode", "data")),
     Route("PUT", "/installments/plans", installment_plans_replace, summary="Replace the installment plans",
           request_fields=("plans",), response_fields=("object", "livemode", "data")),
+    Route("GET", "/analytics/installments", analytics_installments, summary="Approved payments by installment count",
+          response_fields=("object", "currency", "period", "data")),
 ]
 
 V1_ROUTES: list[Route] = [

@@ -685,6 +685,11 @@ MERCHANT.update({
                                                      required=("count", "commission_bps")), minItems=1)},
                                 required=("program", "options")))}, required=("plans",)),
         description="Replaces every plan of this mode; a program left out gets no installments."),
+    ("GET", "/analytics/installments"): Op(
+        shape({"object": const("installment_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
+               "data": arr(shape({"count": INT, "payments": INT, "volume": INT,
+                                  "charged": {"type": "integer", "description": "volume plus customer-paid commissions"}}))}),
+        query=WINDOW, description="Approved /api payments and /v1 intents of the window, by installment count."),
 })
 V1.update({
     ("GET", "/installments"): Op(

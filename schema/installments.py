@@ -3,13 +3,17 @@ plans (`installmentPlans`, `installmentPlansReplace`) and the `installments` ter
 or intent -- the same services as GET /v1/installments and GET/PUT /api/installments/plans."""
 from __future__ import annotations
 
+from datetime import date
+
 import strawberry
 from strawberry.types import Info
 
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
+from schema.money import From, _window_args
 from schema.scalars import MinorAmount
+from services.money import analytics
 from services.payments import installments
 
 
@@ -95,6 +99,22 @@ class InstallmentPlansPayload:
 
 
 @strawberry.type
+class InstallmentCountStats:
+    count: int
+    payments: int
+    volume: MinorAmount = strawberry.field(description="The sum of the payments' amounts")
+    charged: MinorAmount = strawberry.field(description="What the cards were charged: volume plus the commissions "
+                                                        "customers paid")
+
+
+@strawberry.type
+class InstallmentAnalytics:
+    currency: str
+    period: str
+    data: list[InstallmentCountStats]
+
+
+@strawberry.type
 class Query:
     @strawberry.field(description="A card's installment options for an amount (GET /v1/installments).")
     async def installment_options(self, info: Info[Context, None], bin: str, amount: MinorAmount,
@@ -103,6 +123,16 @@ class Query:
                                                     currency=currency)).as_dict()
         return InstallmentOptions(bank=o["bank"], program=o["program"], card_type=o["card_type"], amount=o["amount"],
                                   currency=o["currency"], options=[InstallmentOption(**x) for x in o["options"]])
+
+    @strawberry.field(description="Approved payments by installment count (GET /api/analytics/installments).")
+    async def installment_analytics(self, info: Info[Context, None], period: str | None = None,
+                                    from_: From = None, to: date | None = None,
+                                    currency: str | None = None) -> InstallmentAnalytics:
+        principal = info.context.principal
+        w = await analytics.window(principal=principal, **_window_args(period, from_, to, currency))
+        out = await installments.analytics_by_count(principal=principal, w=w)
+        return InstallmentAnalytics(currency=out["currency"], period=out["period"],
+                                    data=[InstallmentCountStats(**e) for e in out["data"]])
 
     @strawberry.field(description="The merchant's installment plans per program (GET /api/installments/plans).")
     async def installment_plans(self, info: Info[Context, None]) -> list[InstallmentPlan]:

@@ -420,3 +420,26 @@ async def test_graphql_intent_confirm_with_installments(client, merchant):
         "paymentIntent": {"status": "succeeded", "amountReceived": 123000,
                           "installments": {"count": 2, "totalAmount": 123000, "program": "bonus"}},
         "userErrors": []}
+
+
+ANALYTICS = """query { installmentAnalytics(period: "7d", currency: "TRY") { currency period
+  data { count payments volume charged } } }"""
+
+
+async def test_analytics_group_payments_and_intents_by_count(client, merchant):
+    await pay(client, merchant.sk, 120000, number=BONUS, installments=3)
+    await pay(client, merchant.sk, 120000, number=WORLD, installments=3)
+    await pay(client, merchant.sk, 50000, number=FOREIGN)
+    await pay(client, merchant.sk, 50000, number="4000000000000002")        # declined: not counted
+    await pay(client, merchant.sk, 5000, currency="SAR", number=FOREIGN)    # another currency
+    intent = await create(client, merchant.sk, amount=100000, installments=6)
+    await confirm(client, merchant.sk, intent["id"], payment_method_id="pm_card_tr_axess")
+    status, body = await call(client, "GET", "/api/analytics/installments?period=7d&currency=TRY", merchant.sk)
+    assert status == 200, body
+    assert body["data"] == [{"count": 1, "payments": 1, "volume": 50000, "charged": 50000},
+                            {"count": 3, "payments": 2, "volume": 240000, "charged": 249000},
+                            {"count": 6, "payments": 1, "volume": 100000, "charged": 107000}]
+    out = await gql(client, ANALYTICS, key=merchant.sk)
+    assert out["data"]["installmentAnalytics"] == {"currency": "TRY", "period": "7d", "data": body["data"]}
+    status, bad = await call(client, "GET", "/api/analytics/installments?period=8d", merchant.sk)
+    assert status == 400 and bad["error"]["param"] == "period"

@@ -18,13 +18,17 @@ import csv
 import functools
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from importlib import resources
 from typing import Any
 
 from models import _lookup as lookup
 from models.installments import InstallmentPlanSet
+from models.intents import PaymentIntent
+from models.payments import Payment
 from services.errors import ValidationError
+from services.money import markets
 from services.money.ledger import MERCHANT_BALANCE, PROVIDER_RECEIVABLE, Leg
 from services.infra.runtime import runtime
 from services.money.currencies import check_amount, check_currency, round_minor
@@ -311,3 +315,39 @@ def check_refund(p: Any, amount: int, remaining: int) -> None:
                               f"refund {remaining} (its total_amount) or leave amount out; partial refunds of "
                               f"installment payments are not supported", param="amount",
                               code="installment_partial_refund")
+
+
+# ---------------------------------------------------------------- analytics by count
+
+_BY_COUNT = {
+    # (table, the approved statuses, the time of the approval, what the card was charged)
+    "payments": ("('succeeded', 'captured', 'refunded', 'disputed')", "created_at", "amount_captured"),
+    "payment_intents": ("('succeeded', 'refunded')", "succeeded_at", "amount_received"),
+}
+
+
+async def analytics_by_count(*, principal: Principal, w: Any) -> dict:
+    """Approved card payments of the window (services.money.analytics.window: local days, one
+    currency) grouped by installment count, `/api` payments and `/v1` intents together:
+    `payments`, `volume` (the amounts) and `charged` (what the cards were charged: volume plus
+    the commissions customers paid). Reads the payments of the window (an index range)."""
+    market = await markets.market_of(principal.merchant_id)
+    start, end = markets.day_start(market, w.start), markets.day_start(market, w.end + timedelta(days=1))
+    by: dict[int, dict] = {}
+    for model in (Payment, PaymentIntent):
+        table = model._meta.db_table
+        statuses, at, charged_col = _BY_COUNT[table]
+        rows = await lookup.query(
+            model, f'SELECT "installment_count" AS "count", COUNT(*) AS "n", SUM("amount") AS "volume", '
+                   f'SUM("{charged_col}") AS "charged" FROM "{table}" WHERE "merchant_id" = {{}} AND "livemode" = {{}} '
+                   f'AND "currency" = {{}} AND "status" IN {statuses} AND "{at}" >= {{}} AND "{at}" < {{}} '
+                   f'GROUP BY "installment_count"',
+            [principal.merchant_id, lookup.db_value(model, "livemode", principal.livemode), w.currency,
+             lookup.db_value(model, at, start), lookup.db_value(model, at, end)])
+        for r in rows:
+            e = by.setdefault(int(r["count"]), {"count": int(r["count"]), "payments": 0, "volume": 0, "charged": 0})
+            e["payments"] += int(r["n"] or 0)
+            e["volume"] += int(r["volume"] or 0)
+            e["charged"] += int(r["charged"] or 0)
+    return {"object": "installment_analytics", "currency": w.currency, "period": w.label,
+            "from": w.start.isoformat(), "to": w.end.isoformat(), "data": [by[c] for c in sorted(by)]}

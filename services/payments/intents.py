@@ -584,7 +584,7 @@ async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetim
                        return_url: str | None) -> PaymentIntent:
     result = cascade.final.result
     base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url,
-            "installments": intent.installments,
+            "installments": intent.installments, "installment_count": (intent.installments or {}).get("count", 1),
             "net_amount": intent.amount - intent.fee_amount - installments.merchant_commission(intent.installments)}
     def rollups(i: PaymentIntent) -> list:
         return analytics.intent_rows(i, market, now, approved=result.approved, attempts=cascade.attempts)
