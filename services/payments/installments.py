@@ -351,3 +351,14 @@ async def analytics_by_count(*, principal: Principal, w: Any) -> dict:
             e["charged"] += int(r["charged"] or 0)
     return {"object": "installment_analytics", "currency": w.currency, "period": w.label,
             "from": w.start.isoformat(), "to": w.end.isoformat(), "data": [by[c] for c in sorted(by)]}
+
+
+async def terms_of(payment_id: str) -> dict | None:
+    """The installment terms of a payment or an intent (for its success page and receipt)."""
+    if not isinstance(payment_id, str):
+        return None
+    for model in (Payment, PaymentIntent):
+        found = await model.filter(id=payment_id).values_list("installments", flat=True)
+        if found:
+            return found[0]
+    return None

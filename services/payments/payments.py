@@ -59,6 +59,7 @@ class CreateRequest:
     three_d_secure_passed: bool = False      # the hosted checkout's challenge was passed
     receipt_locale: str | None = None        # the checkout page's language, for the receipt
     installments: int | None = None          # pay in this many installments (services.payments.installments)
+    card_issuer: installments.Issuer | None = None   # a held card's (no number in memory any more)
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -158,7 +159,8 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
                                   description: str | None = None, metadata: dict | None = None,
                                   payment_link: str | None = None, three_d_secure_passed: bool = False,
                                   locale: str | None = None, idempotency_key: str | None = None,
-                                  client_address: str | None = None, installment_count: int | None = None) -> Payment:
+                                  client_address: str | None = None, installment_count: int | None = None,
+                                  issuer: installments.Issuer | None = None) -> Payment:
     """A payment made by a buyer on a hosted checkout page (payment link or invoice): the same
     risk, routing, provider, ledger, events and receipt as any payment. Declined -> the failed
     payment is stored and PaymentDeclined raised. `idempotency_key` (one per rendered page)
@@ -167,7 +169,7 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
                         customer=customer, customer_id=customer_id, billing_country=None, metadata=metadata or {},
                         description=description, payment_link=payment_link,
                         three_d_secure_passed=three_d_secure_passed, receipt_locale=locale,
-                        installments=installment_count)
+                        installments=installment_count, card_issuer=issuer)
     params = {"card": card.fingerprint, "amount": amount, "currency": currency, "link": payment_link,
               "customer": customer, "customer_id": customer_id, "3ds": three_d_secure_passed}
     if installment_count is not None:
@@ -250,7 +252,8 @@ async def _read_context(principal: Principal, req: CreateRequest, client_address
 
 async def _create(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
     started = time.perf_counter()
-    terms = await installments.terms_for_card(principal=principal, issuer=installments.issuer_of(req.card.number),
+    terms = await installments.terms_for_card(principal=principal,
+                                              issuer=installments.issuer_of(req.card.number) or req.card_issuer,
                                               amount=req.amount, currency=req.currency, count=req.installments)
     charge = installments.charged(req.amount, terms)       # the card is charged total_amount
     ctx = await _read_context(principal, req, client_address)
