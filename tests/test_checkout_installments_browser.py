@@ -35,7 +35,9 @@ def pay_in_three(page, url: str) -> dict:
            "pay_id": page.locator('[data-testid="payment-id"]').inner_text()}
     page.click("#receipt-link")
     page.wait_for_selector('[data-testid="receipt"]')
-    out["receipt"] = page.locator('[data-testid="receipt-installments"]').inner_text()
+    out["receipt"] = page.locator('[data-testid="receipt-installments"]').inner_text()   # the browser's en-US
+    page.goto(page.url + "?locale=tr")
+    out["receipt_tr"] = page.locator('[data-testid="receipt-installments"]').inner_text()
     return out
 
 
@@ -46,10 +48,11 @@ async def test_the_buyer_picks_3_installments_as_they_type(live):
     got = await live.run(pay_in_three, link["url"])
     assert got["foreign_table"] == 0                       # a foreign card: no table
     assert got["bank"] == "Garanti BBVA · Bonus"
-    assert [r.split("\t") for r in got["rows"][:3]] == [["Tek çekim", "1.200,00 TL", "1.200,00 TL"],
+    assert [[c.strip() for c in r.split("\t")] for r in got["rows"][:3]] == [["Tek çekim", "1.200,00 TL", "1.200,00 TL"],
                                                          ["2 taksit", "615,00 TL", "1.230,00 TL"],
                                                          ["3 taksit", "415,00 TL", "1.245,00 TL"]]
     assert got["same"] is True                             # paid without leaving the page
-    assert got["line"] == "3 taksit x 415,00 TL" and got["receipt"] == "3 taksit x 415,00 TL"
+    assert got["line"] == "3 taksit x 415,00 TL" and got["receipt_tr"] == "3 taksit x 415,00 TL"
+    assert got["receipt"] == "3 installments x 415.00 TRY"
     p = await Payment.get(id=got["pay_id"])
     assert p.installments["count"] == 3 and p.amount_captured == 124500
