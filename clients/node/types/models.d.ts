@@ -92,6 +92,74 @@ export interface FeeBreakdown {
   network: number;
 }
 
+export interface InstallmentOption {
+  count: number;
+  installment_amount: number;
+  first_installment_amount: number;
+  total_amount: number;
+  commission: number;
+  paid_by: "customer" | "merchant" | null;
+}
+
+export interface InstallmentOptions {
+  object: "installment_options";
+  bank: string | null;
+  program: "axess" | "bonus" | "maximum" | "world" | null;
+  card_type: "credit" | "debit" | null;
+  amount: number;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+  options: Array<InstallmentOption>;
+}
+
+export interface InstallmentOptionsParams {
+  bin: string;
+  amount: number;
+  currency: "AED" | "EGP" | "IQD" | "KWD" | "QAR" | "SAR" | "TRY";
+}
+
+export interface InstallmentPlan {
+  program: "axess" | "bonus" | "maximum" | "world";
+  paid_by: "customer" | "merchant";
+  options: Array<InstallmentPlanOption>;
+}
+
+export interface InstallmentPlanOption {
+  count: number;
+  commission_bps: number;
+}
+
+export interface InstallmentPlanOptionParams {
+  count: number;
+  commission_bps: number;
+}
+
+export interface InstallmentPlanParams {
+  program: "axess" | "bonus" | "maximum" | "world";
+  paid_by?: "customer" | "merchant";
+  options: Array<InstallmentPlanOptionParams>;
+}
+
+export interface InstallmentPlans {
+  object: "installment_plans";
+  livemode: boolean;
+  data: Array<InstallmentPlan>;
+}
+
+export interface InstallmentPlansReplaceParams {
+  plans: Array<InstallmentPlanParams>;
+}
+
+export interface Installments {
+  count?: number;
+  installment_amount?: number;
+  first_installment_amount?: number;
+  total_amount?: number;
+  commission?: number;
+  paid_by?: "customer" | "merchant" | null;
+  program?: string | null;
+  bank?: string | null;
+}
+
 export interface Invoice {
   id: string;
   object: "invoice";
@@ -178,6 +246,7 @@ export interface Payment {
   payment_link?: string | null;
   receipt_url?: string | null;
   receipt?: Receipt | null;
+  installments?: Installments | null;
 }
 
 export interface PaymentCapture {
@@ -204,6 +273,7 @@ export interface PaymentCreateParams {
   capture?: boolean;
   capture_method?: "automatic" | "manual";
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentCustomerParams {
@@ -249,6 +319,7 @@ export interface PaymentIntent {
   qr_code_url?: string;
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
+  installments: Installments | null;
 }
 
 export interface PaymentIntentCancelParams {
@@ -261,6 +332,7 @@ export interface PaymentIntentConfirmParams {
   return_url?: string;
   client_secret?: string;
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentIntentCreateParams {
@@ -279,6 +351,7 @@ export interface PaymentIntentCreateParams {
   split?: Array<SplitParams>;
   locale?: "ar" | "en" | "tr";
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentIntentListParams {

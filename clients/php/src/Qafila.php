@@ -47,6 +47,7 @@ final class Qafila
     public readonly Service\Balance $balance;
     public readonly Service\Settlements $settlements;
     public readonly Service\Webhooks $webhooks;
+    public readonly Service\Installments $installments;
 
     private string $apiKey;
     private int $maxRetries;
@@ -84,6 +85,7 @@ final class Qafila
         $this->balance = new Service\Balance($this);
         $this->settlements = new Service\Settlements($this);
         $this->webhooks = new Service\Webhooks($this);
+        $this->installments = new Service\Installments($this);
     }
 
     /**

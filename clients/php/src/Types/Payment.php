@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Payment extends Resource
 {
-    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'receipt' => [Receipt::class, false]];
+    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'receipt' => [Receipt::class, false], 'installments' => [Installments::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -51,4 +51,6 @@ final class Payment extends Resource
     public ?string $receipt_url = null;
     /** @var Receipt|null */
     public ?Receipt $receipt = null;
+    /** @var Installments|null */
+    public ?Installments $installments = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -83,4 +83,6 @@ final class PaymentIntent extends Resource
     public ?array $cod_address = null;
     /** @var string|null */
     public ?string $cod_status = null;
+    /** @var Installments|null */
+    public ?Installments $installments = null;
 }

@@ -22,6 +22,16 @@ __all__ = [
     "CustomerUpdateParams",
     "Fee",
     "FeeBreakdown",
+    "InstallmentOption",
+    "InstallmentOptions",
+    "InstallmentOptionsParams",
+    "InstallmentPlan",
+    "InstallmentPlanOption",
+    "InstallmentPlanOptionParams",
+    "InstallmentPlanParams",
+    "InstallmentPlans",
+    "InstallmentPlansReplaceParams",
+    "Installments",
     "Invoice",
     "InvoiceCreateParams",
     "InvoiceItem",
@@ -104,6 +114,27 @@ CustomerUpdateParams = TypedDict("CustomerUpdateParams", {
     "metadata": Dict[str, Any],
 }, total=False)
 
+InstallmentOptionsParams = TypedDict("InstallmentOptionsParams", {
+    "bin": str,
+    "amount": int,
+    "currency": str,
+}, total=False)
+
+InstallmentPlanOptionParams = TypedDict("InstallmentPlanOptionParams", {
+    "count": int,
+    "commission_bps": int,
+}, total=False)
+
+InstallmentPlanParams = TypedDict("InstallmentPlanParams", {
+    "program": str,
+    "paid_by": str,
+    "options": List[InstallmentPlanOptionParams],
+}, total=False)
+
+InstallmentPlansReplaceParams = TypedDict("InstallmentPlansReplaceParams", {
+    "plans": List[InstallmentPlanParams],
+}, total=False)
+
 InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "name": str,
     "amount": int,
@@ -160,6 +191,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "capture": bool,
     "capture_method": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
@@ -172,6 +204,7 @@ PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "return_url": str,
     "client_secret": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 SplitParams = TypedDict("SplitParams", {
@@ -196,6 +229,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "split": List[SplitParams],
     "locale": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -362,6 +396,71 @@ class FeeBreakdown(Model):
 
 @register
 @dataclass(eq=False)
+class InstallmentOption(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    installment_amount: Optional[int] = None
+    first_installment_amount: Optional[int] = None
+    total_amount: Optional[int] = None
+    commission: Optional[int] = None
+    paid_by: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentOptions(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'options': ('InstallmentOption', True)}
+    object: Optional[str] = None
+    bank: Optional[str] = None
+    program: Optional[str] = None
+    card_type: Optional[str] = None
+    amount: Optional[int] = None
+    currency: Optional[str] = None
+    options: Optional[List[InstallmentOption]] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlan(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'options': ('InstallmentPlanOption', True)}
+    program: Optional[str] = None
+    paid_by: Optional[str] = None
+    options: Optional[List[InstallmentPlanOption]] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlanOption(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    commission_bps: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlans(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'data': ('InstallmentPlan', True)}
+    object: Optional[str] = None
+    livemode: Optional[bool] = None
+    data: Optional[List[InstallmentPlan]] = None
+
+
+@register
+@dataclass(eq=False)
+class Installments(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    installment_amount: Optional[int] = None
+    first_installment_amount: Optional[int] = None
+    total_amount: Optional[int] = None
+    commission: Optional[int] = None
+    paid_by: Optional[str] = None
+    program: Optional[str] = None
+    bank: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
 class Invoice(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True)}
     id: Optional[str] = None
@@ -409,7 +508,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'receipt': ('Receipt', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'receipt': ('Receipt', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -430,6 +529,7 @@ class Payment(Model):
     payment_link: Optional[str] = None
     receipt_url: Optional[str] = None
     receipt: Optional[Receipt] = None
+    installments: Optional[Installments] = None
 
 
 @register
@@ -446,7 +546,7 @@ class PaymentCapture(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -483,6 +583,7 @@ class PaymentIntent(Model):
     qr_code_url: Optional[str] = None
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
+    installments: Optional[Installments] = None
 
 
 @register
@@ -970,6 +1071,181 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee",
                 "breakdown"
+            ]
+        ]
+    ],
+    "InstallmentOption": [
+        [
+            "GET",
+            "/v1/installments",
+            "200",
+            [
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentOptions": [
+        [
+            "GET",
+            "/v1/installments",
+            "200",
+            []
+        ]
+    ],
+    "InstallmentOptionsParams": [
+        [
+            "GET",
+            "/v1/installments",
+            "query",
+            []
+        ]
+    ],
+    "InstallmentPlan": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            [
+                "data"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            [
+                "data"
+            ]
+        ]
+    ],
+    "InstallmentPlanOption": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            [
+                "data",
+                "options"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            [
+                "data",
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentPlanOptionParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            [
+                "plans",
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentPlanParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            [
+                "plans"
+            ]
+        ]
+    ],
+    "InstallmentPlans": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            []
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            []
+        ]
+    ],
+    "InstallmentPlansReplaceParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            []
+        ]
+    ],
+    "Installments": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "installments"
             ]
         ]
     ],
