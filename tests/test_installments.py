@@ -443,3 +443,27 @@ async def test_analytics_group_payments_and_intents_by_count(client, merchant):
     assert out["data"]["installmentAnalytics"] == {"currency": "TRY", "period": "7d", "data": body["data"]}
     status, bad = await call(client, "GET", "/api/analytics/installments?period=8d", merchant.sk)
     assert status == 400 and bad["error"]["param"] == "period"
+
+
+async def test_concurrent_plan_replacements_never_fail_and_one_set_wins(client, merchant):
+    import asyncio
+    bodies = [{"plans": [{"program": "bonus", "paid_by": "merchant", "options": [{"count": n, "commission_bps": n}]}]}
+              for n in range(2, 9)]
+    answers = await asyncio.gather(*(call(client, "PUT", "/api/installments/plans", merchant.sk, b) for b in bodies))
+    assert [s for s, _ in answers] == [200] * len(bodies)
+    assert await InstallmentPlanSet.filter(merchant_id=merchant.id).count() == 1
+    _, now = await call(client, "GET", "/api/installments/plans", merchant.sk)
+    assert now["data"] in [b["plans"] for b in bodies]
+
+
+async def test_live_and_test_plans_are_apart(client, merchant):
+    from services.identity import auth
+    session = auth.issue_session(merchant.id)
+    status, live = await call(client, "POST", "/api/api-keys", session.token, {"name": "live", "mode": "live"})
+    assert status == 200, live
+    await call(client, "PUT", "/api/installments/plans", merchant.sk, {"plans": []})
+    _, test_plans = await call(client, "GET", "/api/installments/plans", merchant.sk)
+    _, live_plans = await call(client, "GET", "/api/installments/plans", live["key"])
+    assert test_plans == {"object": "installment_plans", "livemode": False, "data": []}
+    assert live_plans["livemode"] is True and len(live_plans["data"]) == 4
+    assert [o["count"] for o in (await options(client, merchant.sk, BONUS[:6]))["options"]] == [1]
