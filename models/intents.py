@@ -73,7 +73,7 @@ class PaymentIntent(Model):
     canceled_at = fields.DatetimeField(null=True)
     version = fields.IntField(default=0)                          # bumped by every transition
     installments = fields.JSONField(null=True)    # as on a payment (services.payments.installments)
-    installment_count = fields.SmallIntField(default=1)          # the count again, for analytics by count
+    installment_count = fields.SmallIntField(default=1, null=True)          # the count again, for analytics by count
 
     class Meta:
         table = "payment_intents"

@@ -77,7 +77,7 @@ class Payment(Model):
     # {count, installment_amount, first_installment_amount, total_amount, commission, paid_by, program, bank}
     # (services.payments.installments); null when paid in one go. The count again, for grouping.
     installments = fields.JSONField(null=True)
-    installment_count = fields.SmallIntField(default=1)
+    installment_count = fields.SmallIntField(default=1, null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

@@ -14,11 +14,6 @@ class Migration(migrations.Migration):
             field=fields.JSONField(null=True),
         ),
         ops.AddField(
-            model_name='PaymentIntent',
-            name='installment_count',
-            field=fields.SmallIntField(default=1),
-        ),
-        ops.AddField(
             model_name='PaymentMethod',
             name='issuer',
             field=fields.JSONField(null=True),

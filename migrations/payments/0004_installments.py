@@ -16,6 +16,9 @@ class Migration(migrations.Migration):
         ops.AddField(
             model_name='Payment',
             name='installment_count',
-            field=fields.SmallIntField(default=1),
+            field=fields.SmallIntField(default=1, null=True),
         ),
+        # Rows already there were paid in one go (a NOT NULL column without a database default
+        # cannot be added to a table with rows).
+        ops.RunSQL("UPDATE payments SET installment_count = 1 WHERE installment_count IS NULL"),
     ]

@@ -338,10 +338,10 @@ async def analytics_by_count(*, principal: Principal, w: Any) -> dict:
         table = model._meta.db_table
         statuses, at, charged_col = _BY_COUNT[table]
         rows = await lookup.query(
-            model, f'SELECT "installment_count" AS "count", COUNT(*) AS "n", SUM("amount") AS "volume", '
+            model, f'SELECT COALESCE("installment_count", 1) AS "count", COUNT(*) AS "n", SUM("amount") AS "volume", '
                    f'SUM("{charged_col}") AS "charged" FROM "{table}" WHERE "merchant_id" = {{}} AND "livemode" = {{}} '
                    f'AND "currency" = {{}} AND "status" IN {statuses} AND "{at}" >= {{}} AND "{at}" < {{}} '
-                   f'GROUP BY "installment_count"',
+                   f'GROUP BY COALESCE("installment_count", 1)',
             [principal.merchant_id, lookup.db_value(model, "livemode", principal.livemode), w.currency,
              lookup.db_value(model, at, start), lookup.db_value(model, at, end)])
         for r in rows:
