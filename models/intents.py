@@ -23,6 +23,9 @@ class PaymentMethod(Model):
     networks = fields.JSONField(null=True)                        # a mada card's networks: ["mada", "visa"]
     # Sandbox behaviour of a test card number, decided at tokenization: ok | decline | 3ds.
     test_behaviour = fields.CharField(max_length=24, default="ok")
+    # The issuing bank, installment program and credit/debit of the card's BIN, decided at
+    # tokenization (services.payments.installments.issuer_of): never the digits themselves.
+    issuer = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
 
     class Meta:
@@ -76,6 +79,8 @@ class PaymentIntent(Model):
     # the scheme's own references and result; never a card number, PIN or one-time code.
     method_details = fields.JSONField(null=True)
     method_reference = fields.CharField(max_length=40, null=True, unique=True)   # a Fawry reference
+    installments = fields.JSONField(null=True)    # as on a payment (services.payments.installments)
+    installment_count = fields.SmallIntField(default=1, null=True)          # the count again, for analytics by count
 
     class Meta:
         table = "payment_intents"

@@ -76,6 +76,10 @@ class Payment(Model):
     metadata = fields.JSONField(default=dict)
     payment_link = fields.CharField(max_length=40, null=True)     # lnk_... when paid through a payment link
     receipt_token = fields.CharField(max_length=64, null=True)    # the unguessable part of receipt_url
+    # {count, installment_amount, first_installment_amount, total_amount, commission, paid_by, program, bank}
+    # (services.payments.installments); null when paid in one go. The count again, for grouping.
+    installments = fields.JSONField(null=True)
+    installment_count = fields.SmallIntField(default=1, null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
-from services.payments import customers, payments, receipts, routing
+from services.payments import customers, installments, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 
@@ -33,7 +33,7 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
                                        **({"networks": p.card_networks} if p.card_networks else {})}},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
-           "dispute": dispute}
+           "dispute": dispute, "installments": installments.as_object(p.installments)}
     return out
 
 
@@ -142,7 +142,7 @@ ROUTES: list[Route] = [
     Route("PUT", "/routing/rules/{id}", routing_rules_update, summary="Update a routing rule",
           request_fields=("name", "priority"), response_fields=("id", "name", "strategy", "priority")),
     Route("POST", "/payments/create", payments_create, idempotency="service", summary="Create a payment",
-          request_fields=("amount", "currency", "routing", "payment_method", "customer", "metadata"),
+          request_fields=("amount", "currency", "routing", "payment_method", "customer", "metadata", "installments"),
           response_fields=("id", "status", "amount", "currency", "provider", "routing_decision", "risk_score",
                            "created_at")),
     Route("GET", "/payments/list", payments_list, summary="List payments",

@@ -747,6 +747,60 @@ CRM: dict[tuple[str, str], Op] = {
                     "rate_date": DATE}, required=("base", "quote", "rate")), errors=(403,)),
 }
 
+# ---- installments (rest_compat/installments.py; services/payments/installments.py)
+from services.payments import installments as _inst  # noqa: E402
+
+INSTALLMENT_PLAN = shape({"program": enum(_inst.programs()), "paid_by": enum(_inst.PAID_BY),
+                          "options": arr(shape({"count": INT, "commission_bps": INT}))})
+INSTALLMENT_PLANS = shape({"object": const("installment_plans"), "livemode": BOOL, "data": arr(INSTALLMENT_PLAN)})
+INSTALLMENT_OPTION = shape({
+    "count": INT, "installment_amount": {"type": "integer", "description": "each installment (minor units)"},
+    "first_installment_amount": {"type": "integer", "description": "the first: it carries the remainder"},
+    "total_amount": {"type": "integer", "description": "what the card is charged"}, "commission": INT,
+    "paid_by": null(enum(_inst.PAID_BY))})
+INSTALLMENT_OPTIONS = shape({"object": const("installment_options"), "bank": null(STR),
+                             "program": null(enum(_inst.programs())), "card_type": null(enum(_inst.CARD_TYPES)),
+                             "amount": INT, "currency": CURRENCY, "options": arr(INSTALLMENT_OPTION)})
+INSTALLMENTS_OBJECT = null(shape({**INSTALLMENT_OPTION["properties"], "program": null(STR), "bank": null(STR)},
+                                 description="the installment terms (null: paid in one go)"))
+INSTALLMENTS_IN = {"type": "integer", "minimum": 1, "maximum": _inst.MAX_COUNT,
+                   "description": "pay in this many installments (TRY credit cards of a program; see "
+                                  "GET /v1/installments); 400 param installments lists the valid counts"}
+MERCHANT.update({
+    ("GET", "/installments/plans"): Op(INSTALLMENT_PLANS, description="The shipped defaults until replaced."),
+    ("PUT", "/installments/plans"): Op(
+        INSTALLMENT_PLANS,
+        body({"plans": arr(body({"program": enum(_inst.programs()), "paid_by": enum(_inst.PAID_BY),
+                                 "options": arr(body({"count": {"type": "integer", "minimum": _inst.MIN_COUNT,
+                                                                "maximum": _inst.MAX_COUNT},
+                                                      "commission_bps": {"type": "integer", "minimum": 0,
+                                                                         "maximum": _inst.MAX_BPS}},
+                                                     required=("count", "commission_bps")), minItems=1)},
+                                required=("program", "options")))}, required=("plans",)),
+        description="Replaces every plan of this mode; a program left out gets no installments."),
+    ("GET", "/analytics/installments"): Op(
+        shape({"object": const("installment_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
+               "data": arr(shape({"count": INT, "payments": INT, "volume": INT,
+                                  "charged": {"type": "integer", "description": "volume plus customer-paid commissions"}}))}),
+        query=WINDOW, description="Approved /api payments and /v1 intents of the window, by installment count."),
+})
+V1.update({
+    ("GET", "/installments"): Op(
+        INSTALLMENT_OPTIONS,
+        query=(Param("bin", {"type": "string", "pattern": "^[0-9]{6}([0-9]{2})?$"}, "the card's first 6 or 8 digits",
+                     required=True),
+               Param("amount", amount(), "minor units", required=True), Param("currency", CURRENCY, required=True)),
+        description="Secret or publishable key. Count 1 is always offered; more only for TRY credit cards."),
+})
+for _ops, _key, _prop in ((MERCHANT, ("POST", "/payments/create"), "installments"),
+                          (V1, ("POST", "/payments/intent"), "installments"),
+                          (V1, ("POST", "/payments/{id}/confirm"), "installments")):
+    _ops[_key].request["properties"][_prop] = INSTALLMENTS_IN
+PAYMENT["properties"]["installments"] = INSTALLMENTS_OBJECT
+PAYMENT["required"].append("installments")
+INTENT["properties"]["installments"] = INSTALLMENTS_OBJECT
+INTENT["required"].append("installments")
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors

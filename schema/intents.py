@@ -14,6 +14,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import PaymentReceipt, load_receipt
+from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intent_refunds, intents
 from services.errors import NotFound
@@ -127,6 +128,7 @@ class PaymentIntent(Node):
     payment_method_details: JSON | None = strawberry.field(
         default=None, description="The card's brand and networks (mada), or the local method's own references "
                                   "and result (knet, benefit, fawry, stcpay); as in REST.")
+    installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -164,7 +166,8 @@ class PaymentIntent(Node):
                                  transaction_hash=c["transaction_hash"]) if c else None,
             cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
             cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
-            payment_method_details=o.get("payment_method_details"))
+            payment_method_details=o.get("payment_method_details"),
+            installments=Installments.of(o["installments"]))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -221,6 +224,7 @@ class PaymentIntentCreateInput:
     expires_in_hours: int | None = strawberry.UNSET      # fawry: 1-168, default 48
     return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
+    installments: int | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -232,6 +236,7 @@ class PaymentIntentConfirmInput:
     phone: str | None = strawberry.UNSET                 # stcpay
     otp: str | None = strawberry.UNSET                   # stcpay: the one-time code (second confirm)
     idempotency_key: str | None = strawberry.UNSET
+    installments: int | None = strawberry.UNSET
 
 
 @strawberry.input

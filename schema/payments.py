@@ -13,6 +13,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
+from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
 from services.payments import customers, payments, receipts, routing
@@ -142,6 +143,10 @@ def _metadata(root) -> JSON:
     return root._row.metadata or {}
 
 
+def _installments(root) -> Installments | None:
+    return Installments.of(root._row.installments)
+
+
 @strawberry.type
 class Payment(Node):
     id: strawberry.ID
@@ -164,6 +169,8 @@ class Payment(Node):
     customer_id: str | None
     payment_link: str | None = strawberry.field(description="The lnk_ id when paid on a payment link")
     receipt_url: str | None = strawberry.field(description="The HTML receipt (no key needed), once paid")
+    installments: Installments | None = strawberry.field(resolver=_installments,
+                                                         description="The installment terms (null: paid in one go)")
     _row: strawberry.Private[Any] = None
 
     @strawberry.field
@@ -258,6 +265,7 @@ class PaymentCreateInput:
     capture: bool | None = strawberry.UNSET
     capture_method: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+    installments: int | None = strawberry.UNSET
 
 
 @strawberry.type

@@ -34,8 +34,9 @@ import jinja2
 from aiohttp import web
 
 from app.checkout import i18n
+from app.checkout import installments as taksit
 from rest_compat.routing import json_response, request_id
-from services.payments import checkout, pricing, receipts
+from services.payments import checkout, installments, pricing, receipts
 from services.errors import DomainError, NotFound, RateLimited, ValidationError
 from services.infra.runtime import runtime
 
@@ -162,7 +163,8 @@ def _paths(request: web.Request, cid: str) -> dict[str, str]:
     prefix = request.app[SETTINGS]["pay_prefix"]
     embed = "?embed=1" if request.query.get("embed") == "1" else ""
     return {"action": f"{prefix}/{cid}{embed}", "page_url": f"{prefix}/{cid}",
-            "challenge_action": f"{prefix}/{cid}/authenticate{embed}", "qr_url": f"{prefix}/{cid}/qr.png"}
+            "challenge_action": f"{prefix}/{cid}/authenticate{embed}", "qr_url": f"{prefix}/{cid}/qr.png",
+            "installments_url": f"{prefix}/{cid}/installments"}
 
 
 def _lock_remaining(c: checkout.Checkout) -> str:
@@ -277,6 +279,9 @@ async def checkout_submit(request: web.Request) -> web.Response:
             return await sandbox.local_submit(request, page, c, form, nonce)
         if form.get("action") == "confirm":
             outcome = await checkout.confirm_offline(checkout_id=cid, client_address=request.remote)
+        elif form.get("action") == "installments":
+            outcome = await checkout.pay_held(checkout_id=cid, token=form.get("token"), form=form,
+                                              client_address=request.remote)
         else:
             outcome = await checkout.pay_card(checkout_id=cid, form=form, locale=page.lang,
                                               idempotency_key=f"checkout_{nonce}",
@@ -286,6 +291,8 @@ async def checkout_submit(request: web.Request) -> web.Response:
     except RateLimited as e:
         return _too_many(page, e)
     except ValidationError as e:
+        if form.get("action") == "installments" and e.param == "installments":
+            return await _installments_error(request, page, c, form, e.message)
         return _form_error(request, page, c, form, e.message, e.param)
     return await _answer(request, page, c, outcome, form)
 
@@ -320,8 +327,44 @@ async def _answer(request: web.Request, page: Page, c: checkout.Checkout, outcom
     if outcome.kind == "processing":
         fresh = await checkout.load(c.id)
         return _panel(request, page, fresh, "panel_processing.html")
+    if outcome.kind == "installments":
+        return _panel(request, page, c, "panel_installments.html", hold_token=outcome.hold_token,
+                      inst=taksit.table(outcome.installments, page.lang, page.t))
     return _panel(request, page, c, "panel_success.html", payment_id=outcome.payment_id,
-                  receipt_url=outcome.receipt_url)
+                  receipt_url=outcome.receipt_url,
+                  installments_text=taksit.line(outcome.installments, c.currency, page.lang, page.t))
+
+
+async def _installments_error(request, page: Page, c, form: dict, message: str) -> web.Response:
+    """The installment step again, with what was wrong (a count not offered)."""
+    try:
+        opts = await checkout.held_options(checkout_id=c.id, token=form.get("token"))
+    except ValidationError as e:
+        return _form_error(request, page, c, form, e.message, e.param)
+    if _fetch(request):
+        return json_response({"error": {"message": message, "field": "installments"}, "csrf": new_csrf(c.id)},
+                             status=400, headers=security_headers(page.settings["settings"]))
+    return _panel(request, page, c, "panel_installments.html", status=400, hold_token=form.get("token"),
+                  inst=taksit.table(opts.as_dict(), page.lang, page.t), error=message)
+
+
+async def installments_fragment(request: web.Request) -> web.Response:
+    """As the buyer types (the page's script): the installment table for the card's first digits,
+    rendered in the page's language; an empty fragment when the card gets count 1 only."""
+    page = Page(request)
+    headers = security_headers(page.settings["settings"])
+    try:
+        opts = await checkout.options_for(checkout_id=request.match_info["id"], bin=request.query.get("bin"))
+    except (NotFound, checkout.Gone):
+        return json_response({"error": {"message": page.t.notfound_title, "field": None}}, status=404,
+                             headers=headers)
+    except ValidationError as e:
+        return json_response({"error": {"message": e.message, "field": "number"}}, status=400, headers=headers)
+    if opts is None or len(opts.options) < 2:
+        return json_response({"html": "", "counts": [1]}, headers=headers)
+    return json_response({"html": page.fragment("_installments_table.html",
+                                                inst=taksit.table(opts.as_dict(), page.lang, page.t)),
+                          "counts": opts.counts}, headers=headers)
 
 
 def _panel(request, page: Page, c, panel: str, status: int = 200, **extra) -> web.Response:
@@ -381,9 +424,11 @@ async def result_page(request: web.Request) -> web.Response:
             v = await receipts.view(cid)
             if v is not None:
                 page = Page(request, explicit=v.locale, country=v.country)
+                terms = await installments.terms_of(v.payment_id)
                 return page.render("checkout.html", panel="panel_success.html", c=_Shown(v), merchant=v.merchant_name,
                                    amount_text=_amount(v.amount, v.currency, page.lang), items=[],
-                                   payment_id=v.payment_id, receipt_url=v.url)
+                                   payment_id=v.payment_id, receipt_url=v.url,
+                                   installments_text=taksit.line(terms, v.currency, page.lang, page.t))
         return _gone(page, g.reason)
     except NotFound:
         return _not_found(page)
@@ -422,7 +467,9 @@ async def receipt_page(request: web.Request) -> web.Response:
         return web.Response(text=text, content_type="text/plain", charset="utf-8",
                             headers=security_headers(page.settings["settings"]))
     return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method, amount_text=amount,
-                       paid_iso=v.paid_at.isoformat(), paid_text=paid)
+                       paid_iso=v.paid_at.isoformat(), paid_text=paid,
+                       installments_text=taksit.line(await installments.terms_of(v.payment_id), v.currency,
+                                                     page.lang, t))
 
 
 def _wants_text(request: web.Request) -> bool:
@@ -488,5 +535,6 @@ def install(app: web.Application, settings) -> None:
     r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
     from app.checkout import sandbox            # the KNET and BenefitPay sandbox pages
     sandbox.install(r, pay)
+    r.add_get(f"{pay}/{ID}/installments", installments_fragment, name="page:installments")
     if pay:       # under its own prefix, any other path is this service's 404 page
         r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")

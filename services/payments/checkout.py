@@ -22,7 +22,7 @@ from models.core import Merchant
 from models.intents import PaymentIntent
 from models.links import PaymentLink
 from services.identity import ratelimit
-from services.payments import cards, intents, links, methods, payments, receipts
+from services.payments import cards, installments, intents, links, methods, payments, receipts
 from services.billing import invoices
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra.runtime import runtime
@@ -141,10 +141,13 @@ class Outcome:
     receipt_url: str | None = None
     decline_code: str | None = None
     challenge_token: str | None = None
+    installments: dict | None = None    # the terms paid (succeeded), or the step's options (kind "installments")
+    hold_token: str | None = None       # kind "installments": the held card, until the buyer picks a count
 
 
-def _succeeded(payment_id: str, receipt_token: str | None) -> Outcome:
-    return Outcome("succeeded", payment_id=payment_id, receipt_url=receipts.url_of(payment_id, receipt_token))
+def _succeeded(payment_id: str, receipt_token: str | None, terms: dict | None = None) -> Outcome:
+    return Outcome("succeeded", payment_id=payment_id, receipt_url=receipts.url_of(payment_id, receipt_token),
+                   installments=terms)
 
 
 # ---------------------------------------------------------------- input
@@ -200,22 +203,41 @@ async def pay_card(*, checkout_id: str, form: dict[str, str], locale: str | None
     if c.state != "open":
         raise ValidationError("This payment is already being processed", param=None, code="invalid_state")
     card = parse_card_form(form)
+    count = form_installments(form)
+    contact = parse_contact(form) if c.ask_contact and c.kind != "intent" else None
+    issuer = installments.issuer_of(card.number)
+    if count is None:          # not chosen (no script): a TRY card with installments gets the step first
+        step = await _installment_step(c, card, issuer, contact=contact, locale=locale,
+                                       idempotency_key=idempotency_key)
+        if step is not None:
+            return step
+    else:
+        await _check_pick(c, issuer, count)
     if c.kind == "intent":
-        return await _pay_intent(c, card, form)
-    contact = parse_contact(form) if c.ask_contact else None
+        return await _pay_intent(c, card, form, count)
+    return await _card_step(c, card, issuer, contact=contact, locale=locale, idempotency_key=idempotency_key,
+                            client_address=client_address, count=count)
+
+
+async def _card_step(c: Checkout, card: cards.Card, issuer: installments.Issuer | None, *, contact: dict | None,
+                     locale: str | None, idempotency_key: str | None, client_address: str | None,
+                     count: int | None) -> Outcome:
+    """A link's or invoice's card: to its 3-D Secure challenge, or charged."""
     if card.behaviour == cards.REQUIRES_3DS or methods.card_method(card, c.currency) == "mada":   # mada: always 3DS
         token = secrets.token_urlsafe(24)
         pending = {"checkout_id": c.id, "card": {**card.public(), "behaviour": card.behaviour,
                                                  "networks": list(card.networks)}, "contact": contact,
-                   "locale": locale, "idempotency_key": idempotency_key}
+                   "locale": locale, "idempotency_key": idempotency_key, "installments": count,
+                   "issuer": issuer.as_dict() if issuer else None}
         await runtime().kv.set(f"checkout:3ds:{token}", orjson.dumps(pending).decode(), ttl=CHALLENGE_TTL)
         return Outcome("challenge", challenge_token=token)
     return await _charge(c, card, contact=contact, locale=locale, idempotency_key=idempotency_key,
-                         client_address=client_address)
+                         client_address=client_address, installment_count=count, issuer=issuer)
 
 
 async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale: str | None,
-                  idempotency_key: str | None, client_address: str | None, three_ds: bool = False) -> Outcome:
+                  idempotency_key: str | None, client_address: str | None, three_ds: bool = False,
+                  installment_count: int | None = None, issuer: installments.Issuer | None = None) -> Outcome:
     try:
         p = await payments.create_checkout_payment(
             principal=c.principal, card=card, amount=c.amount, currency=c.currency, customer=contact,
@@ -223,7 +245,7 @@ async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale
             description=c.description if c.kind == "link" else f"Invoice {c.description}",
             metadata={"invoice_id": c.id} if c.invoice else {}, payment_link=c.id if c.kind == "link" else None,
             three_d_secure_passed=three_ds, locale=locale, idempotency_key=idempotency_key,
-            client_address=client_address)
+            client_address=client_address, installment_count=installment_count, issuer=issuer)
     except PaymentDeclined as e:
         return Outcome("declined", decline_code=e.decline_code or "card_declined")
     if c.invoice is not None:
@@ -234,16 +256,20 @@ async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale
             await payments.refund_payment(principal=c.principal, payment_id=p.id,
                                           data={"reason": f"duplicate: invoice {c.invoice.id} was already paid"})
             raise Gone("paid") from None
-    return _succeeded(p.id, p.receipt_token)
+    return _succeeded(p.id, p.receipt_token, p.installments)
 
 
-async def _pay_intent(c: Checkout, card: cards.Card, form: dict[str, str]) -> Outcome:
-    data = {"type": "card", "card": {"number": card.number, "exp_month": card.exp_month,
-                                     "exp_year": card.exp_year, "cvc": card.cvc}}
-    pm = await create_payment_method(principal=c.principal, data=data)
+async def _pay_intent(c: Checkout, card: cards.Card, form: dict[str, str], count: int | None = None,
+                      pm_id: str | None = None) -> Outcome:
+    if pm_id is None:
+        data = {"type": "card", "card": {"number": card.number, "exp_month": card.exp_month,
+                                         "exp_year": card.exp_year, "cvc": card.cvc}}
+        pm_id = (await create_payment_method(principal=c.principal, data=data)).id
+    confirm = {"payment_method_id": pm_id, "return_url": result_url(c.id)}
+    if count is not None:
+        confirm["installments"] = count
     try:
-        i = await intents.confirm_intent(principal=c.principal, intent_id=c.id,
-                                         data={"payment_method_id": pm.id, "return_url": result_url(c.id)})
+        i = await intents.confirm_intent(principal=c.principal, intent_id=c.id, data=confirm)
     except PaymentDeclined as e:
         return Outcome("declined", decline_code=e.decline_code or "card_declined")
     return _intent_outcome(i)
@@ -251,7 +277,7 @@ async def _pay_intent(c: Checkout, card: cards.Card, form: dict[str, str]) -> Ou
 
 def _intent_outcome(i: PaymentIntent) -> Outcome:
     if i.status == "succeeded":
-        return _succeeded(i.id, i.receipt_token)
+        return _succeeded(i.id, i.receipt_token, i.installments)
     if i.status == "requires_action":
         c = Checkout(id=i.id, kind="intent", merchant_id=i.merchant_id, merchant_name="", livemode=i.livemode,
                      amount=i.amount, currency=i.currency, description=None, intent=i)
@@ -346,10 +372,112 @@ async def complete_challenge(*, checkout_id: str, token: str | None, outcome: st
                       networks=tuple(k.get("networks") or ()))
     return await _charge(c, card, contact=pending.get("contact"), locale=pending.get("locale"),
                          idempotency_key=pending.get("idempotency_key"), client_address=client_address,
-                         three_ds=True)
+                         three_ds=True, installment_count=pending.get("installments"),
+                         issuer=installments.issuer_from(pending.get("issuer")))
 
 
 # ---------------------------------------------------------------- the QR image of an intent
 
 async def qr_png(*, checkout_id: str) -> bytes:
     return await intents.qr_image(intent_id=check_checkout_id(checkout_id))
+
+
+# ---------------------------------------------------------------- installments (taksit) on the hosted page
+
+INSTALLMENT_HOLD_TTL = 15 * 60
+
+
+def form_installments(form: dict[str, str]) -> int | None:
+    """The count the buyer picked (`installments`, 1-12), or None when the form has none."""
+    raw = (form.get("installments") or "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise ValidationError("Choose a number of installments", param="installments")
+    return installments.check_count(int(raw))
+
+
+def _takes_installments(c: Checkout) -> bool:
+    return c.currency == installments.INSTALLMENT_CURRENCY and (c.kind != "intent" or c.method == "card")
+
+
+async def options_for(*, checkout_id: str, bin: Any) -> installments.Options | None:
+    """What the page shows as the buyer types (the checkout id is the capability, as for its
+    QR image): the options of a card for this checkout, or None when it takes no installments."""
+    c = await load(checkout_id)
+    digits = installments.check_bin(bin)
+    if not _takes_installments(c):
+        return None
+    return installments.options_for(installments.issuer_of(digits), c.amount, c.currency,
+                                    await installments.get_plans(principal=c.principal))
+
+
+async def _installment_step(c: Checkout, card: cards.Card, issuer: installments.Issuer | None, *,
+                            contact: dict | None, locale: str | None,
+                            idempotency_key: str | None) -> Outcome | None:
+    """Without the page's script the buyer has not picked a count yet: a card that gets more
+    than one is held (brand, last4, expiry, fingerprint, behaviour: never the number; an intent's
+    is tokenized) for the step that shows the table; None when there is nothing to pick."""
+    if not _takes_installments(c) or issuer is None or not issuer.program:
+        return None
+    opts = installments.options_for(issuer, c.amount, c.currency, await installments.get_plans(principal=c.principal))
+    if len(opts.options) < 2:
+        return None
+    held: dict[str, Any] = {"checkout_id": c.id, "contact": contact, "locale": locale,
+                            "idempotency_key": idempotency_key, "issuer": issuer.as_dict()}
+    if c.kind == "intent":
+        data = {"type": "card", "card": {"number": card.number, "exp_month": card.exp_month,
+                                         "exp_year": card.exp_year, "cvc": card.cvc}}
+        held["payment_method_id"] = (await create_payment_method(principal=c.principal, data=data)).id
+    else:
+        held["card"] = {**card.public(), "behaviour": card.behaviour}
+    token = secrets.token_urlsafe(24)
+    await runtime().kv.set(f"checkout:taksit:{token}", orjson.dumps(held).decode(), ttl=INSTALLMENT_HOLD_TTL)
+    return Outcome("installments", hold_token=token, installments=opts.as_dict())
+
+
+async def _check_pick(c: Checkout, issuer: installments.Issuer | None, count: int) -> None:
+    """A count the card does not get is a 400 before anything is charged: the page's idempotency
+    key stays free for the buyer's next pick."""
+    if count > 1:
+        installments.terms(count, installments.options_for(issuer, c.amount, c.currency,
+                                                           await installments.get_plans(principal=c.principal)))
+
+
+async def _held(c: Checkout, token: Any) -> dict:
+    raw = await runtime().kv.get(f"checkout:taksit:{token}") \
+        if isinstance(token, str) and 20 <= len(token) <= 64 else None
+    held = orjson.loads(raw) if raw else None
+    if held is None or held["checkout_id"] != c.id:
+        raise ValidationError("The card form has expired: enter the card again", param="number")
+    return held
+
+
+async def held_options(*, checkout_id: str, token: Any) -> installments.Options:
+    """The step's table again (after a wrong pick)."""
+    c = await load(checkout_id)
+    held = await _held(c, token)
+    return installments.options_for(installments.issuer_from(held["issuer"]), c.amount, c.currency,
+                                    await installments.get_plans(principal=c.principal))
+
+
+async def pay_held(*, checkout_id: str, token: Any, form: dict[str, str],
+                   client_address: str | None = None) -> Outcome:
+    """The step's form: the held card paid in the count picked (400 `installments` if not offered)."""
+    c = await load(checkout_id)
+    await _count_attempt(client_address)
+    if c.state != "open":
+        raise ValidationError("This payment is already being processed", param=None, code="invalid_state")
+    held = await _held(c, token)
+    count = form_installments(form)
+    if count is None:
+        raise ValidationError("Choose a number of installments", param="installments")
+    await _check_pick(c, installments.issuer_from(held["issuer"]), count)
+    if c.kind == "intent":
+        return await _pay_intent(c, None, form, count, pm_id=held["payment_method_id"])   # type: ignore[arg-type]
+    k = held["card"]
+    card = cards.Card(brand=k["brand"], last4=k["last4"], exp_month=k["exp_month"], exp_year=k["exp_year"],
+                      fingerprint=k["fingerprint"], country=k.get("country"), behaviour=k["behaviour"], number="")
+    return await _card_step(c, card, installments.issuer_from(held["issuer"]), contact=held.get("contact"),
+                            locale=held.get("locale"), idempotency_key=held.get("idempotency_key"),
+                            client_address=client_address, count=count)

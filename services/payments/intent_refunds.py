@@ -79,7 +79,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
                 raise InvalidState(f"Payment intent {intent.id} cannot be refunded: its status is {intent.status}; "
                                    "only a succeeded payment intent can be refunded")
             moved = payments.refund_amount(what=f"Payment intent {intent.id}", captured=intent.amount_received,
-                                           refunded=intent.amount_refunded, amount=amount)
+                                           refunded=intent.amount_refunded, amount=amount, obj=intent)
             # Card-like intents give the money back through the provider that captured it; crypto
             # and cash on delivery have none (the merchant returns the money; the ledger records it).
             reference = (await payments.provider_refund(intent.provider, intent.provider_ref, moved, intent.currency)

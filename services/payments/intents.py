@@ -24,7 +24,7 @@ from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets, settlement
-from services.payments import cards, crypto, pricing, receipts, routing
+from services.payments import cards, crypto, installments, pricing, receipts, routing
 from services.payments import methods as methods_registry
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -137,6 +137,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         "next_action": intent.next_action, "receipt_url": receipt_url_of(intent),
         "failure_code": intent.failure_code, "failure_message": intent.failure_message,
         "split": intent.split or [],
+        "installments": installments.as_object(intent.installments),
     }
     if intent.crypto is not None:
         c = intent.crypto
@@ -345,7 +346,12 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         cod_address = None
     split_raw = f.list("split", max_items=MAX_SPLITS)
     locale = f.enum("locale", pricing.LOCALES)
+    count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     f.reject_unknown()
+    if count is not None and count > 1:
+        if method != "card":
+            raise ValidationError("installments are for card payments only", param="installments")
+        installments.check_requested(count, currency)
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
     market = await markets.cached_market_of(principal.merchant_id)
@@ -373,6 +379,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
+        installments={"count": count} if count is not None and count > 1 else None,    # asked for; terms at confirm
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
@@ -490,6 +497,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     secret = f.str("client_secret", max_len=200)
     phone = f._get("phone", False) if f.has("phone") else None
     otp = f.str("otp", max_len=12)
+    count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     f.reject_unknown()
     if return_url is not None:
         _check_url(return_url, "return_url")
@@ -514,7 +522,16 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         if pm_id is None:
             raise ValidationError("payment_method_id is required", param="payment_method_id")
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
+        # The installment terms for this card (asked for now, or at create): kept on the intent.
+        asked = count if count is not None else (intent.installments or {}).get("count")
+        if asked is not None and asked > 1 and method != "card":
+            raise ValidationError("installments are for card payments only", param="installments")
+        intent.installments = await installments.terms_for_card(
+            principal=principal, issuer=installments.issuer_from(pm.issuer), amount=intent.amount,
+            currency=intent.currency, count=asked)
         return await _confirm_card(principal, intent, pm, return_url, now)
+    if count is not None and count > 1:
+        raise ValidationError(f"installments are for card payments, not {method}", param="installments")
     if pm_id is not None:
         raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id")
     if method == "crypto":
@@ -553,8 +570,8 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
 
 
 def _success_changes(intent: PaymentIntent, now: datetime, market: str) -> dict:
-    return {"status": "succeeded", "amount_received": intent.amount, "succeeded_at": now,
-            "settlement_date": settlement.settlement_date(market, now),
+    return {"status": "succeeded", "amount_received": installments.charged(intent.amount, intent.installments),
+            "succeeded_at": now, "settlement_date": settlement.settlement_date(market, now),
             "receipt_token": intent.receipt_token or receipts.new_token(),      # receipt_url's own secret
             "next_action": None, "failure_code": None, "failure_message": None}
 
@@ -567,14 +584,16 @@ async def _market(merchant_id: str) -> str:
 async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
     market = await _market(intent.merchant_id)
     method, country = _local.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
+    terms = intent.installments if (intent.installments or {}).get("total_amount") is not None else None
     facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=country, card_brand=pm.brand,
-                          payment_method=method)
+                          payment_method=method, installments=terms["count"] if terms else 1)
     decision = routing.decide(facts=facts)
     card = pm.card()
+    charge = installments.charged(intent.amount, terms)         # the card is charged total_amount
     return market, await routing.authorize_with_cascade(
         decision=decision,
         request_for=lambda provider, n: AuthorizationRequest(
-            payment_id=intent.id, amount=intent.amount, currency=intent.currency, card=card, attempt=n,
+            payment_id=intent.id, amount=charge, currency=intent.currency, card=card, attempt=n,
             three_d_secure_passed=three_ds_passed))
 
 
@@ -592,7 +611,7 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
         if return_url is None:
             raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url")
         changes = {"status": "requires_action", "payment_method_ref": pm.id, "return_url": return_url,
-                   "failure_code": None, "failure_message": None}
+                   "failure_code": None, "failure_message": None, "installments": intent.installments}
         nxt = {"type": "redirect_to_url", "redirect_to_url": {"url": None, "return_url": return_url}}
         changes["next_action"] = nxt
         intent = await _transition(intent, changes)
@@ -615,6 +634,8 @@ async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetim
                        return_url: str | None, extra: dict | None = None) -> PaymentIntent:
     result = cascade.final.result
     base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url,
+            "installments": intent.installments, "installment_count": (intent.installments or {}).get("count", 1),
+            "net_amount": intent.amount - intent.fee_amount - installments.merchant_commission(intent.installments),
             **(extra or {})}
     def rollups(i: PaymentIntent) -> list:
         return analytics.intent_rows(i, market, now, approved=result.approved, attempts=cascade.attempts)
@@ -703,6 +724,10 @@ async def _post_success(intent: PaymentIntent) -> None:
     await ledger.post(merchant_id=intent.merchant_id, livemode=intent.livemode, currency=intent.currency,
                       kind="intent_capture", legs=ledger.capture_legs(intent.amount, intent.fee_amount),
                       source_id=intent.id)
+    if intent.installments and intent.installments.get("commission"):     # the bank's commission, its own line
+        await ledger.post(merchant_id=intent.merchant_id, livemode=intent.livemode, currency=intent.currency,
+                          kind=installments.COMMISSION_KIND, legs=installments.commission_legs(intent.installments),
+                          source_id=intent.id)
     if not intent.split:
         return
     # Serialize balance checks of this payer (a row lock on PostgreSQL). NO KEY UPDATE: the

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from models.intents import PaymentMethod
-from services.payments import cards
+from services.payments import cards, installments
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -23,6 +23,12 @@ TEST_METHODS: dict[str, str] = {
     "pm_card_mada": cards.TEST_CARDS["mada"],
     "pm_card_mada_visa": cards.TEST_CARDS["mada_visa"],
     "pm_card_mada_insufficientFunds": cards.TEST_CARDS["mada_insufficient_funds"],
+    # Turkish cards of the installment programs (services.payments.installments) and a debit card.
+    "pm_card_tr_bonus": "5549600000000004",
+    "pm_card_tr_world": "5400610000000001",
+    "pm_card_tr_maximum": "4183420000000001",
+    "pm_card_tr_axess": "4355080000000005",
+    "pm_card_tr_debit": "9792000000000003",
 }
 TYPES = ("card", "card_present", "mada")
 
@@ -41,6 +47,7 @@ class MethodView:
     livemode: bool
     created_at: datetime | None
     networks: tuple[str, ...] = ()      # a mada card's networks
+    issuer: dict | None = None      # bank, installment program, credit/debit (never the digits)
 
     def card(self) -> cards.Card:
         # The number is not kept: the sandbox providers act on the behaviour decided at
@@ -50,10 +57,16 @@ class MethodView:
                           behaviour=self.behaviour, number="", networks=self.networks)
 
 
+def _issuer(number: str) -> dict | None:
+    found = installments.issuer_of(number)
+    return found.as_dict() if found else None
+
+
 def _view(pm: PaymentMethod) -> MethodView:
     return MethodView(id=pm.id, type=pm.type, brand=pm.brand, last4=pm.last4, exp_month=pm.exp_month,
                       exp_year=pm.exp_year, fingerprint=pm.fingerprint, behaviour=pm.test_behaviour,
-                      livemode=pm.livemode, created_at=pm.created_at, networks=tuple(pm.networks or ()))
+                      livemode=pm.livemode, created_at=pm.created_at, networks=tuple(pm.networks or ()),
+                      issuer=pm.issuer)
 
 
 def _test_method(pm_id: str) -> MethodView:
@@ -62,7 +75,8 @@ def _test_method(pm_id: str) -> MethodView:
     card = cards.card_from_number(number, 12, year)
     return MethodView(id=pm_id, type="card", brand=card.brand, last4=card.last4, exp_month=12, exp_year=year,
                       fingerprint=card.fingerprint, behaviour=card.behaviour, livemode=False, created_at=None,
-                      networks=card.networks)
+                      networks=card.networks,
+                      issuer=_issuer(number))
 
 
 async def create_payment_method(*, principal: Principal, data: dict) -> MethodView:
@@ -81,7 +95,8 @@ async def create_payment_method(*, principal: Principal, data: dict) -> MethodVi
         id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type=kind,
         brand=card.brand, last4=card.last4, exp_month=card.exp_month, exp_year=card.exp_year,
         fingerprint=card.fingerprint, test_behaviour=behaviour, created_at=runtime().clock.now(),
-        networks=list(card.networks) or None)
+        networks=list(card.networks) or None,
+        issuer=_issuer(card.number))
     return _view(pm)
 
 

@@ -26,7 +26,7 @@ from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRu
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, dispute_view, ledger, markets
-from services.payments import cards, customers, methods, pricing, receipts, risk, routing
+from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -59,6 +59,8 @@ class CreateRequest:
     payment_link: str | None = None          # lnk_... when paid on a payment link's checkout
     three_d_secure_passed: bool = False      # the hosted checkout's challenge was passed
     receipt_locale: str | None = None        # the checkout page's language, for the receipt
+    installments: int | None = None          # pay in this many installments (services.payments.installments)
+    card_issuer: installments.Issuer | None = None   # a held card's (no number in memory any more)
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -78,11 +80,15 @@ def parse_create(data: dict) -> CreateRequest:
     description = f.str("description", max_len=500)
     capture = f.bool("capture", default=None)
     method = f.enum("capture_method", ("automatic", "manual"), default=None)
+    count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     f.reject_unknown(also=("idempotency_key",))
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
     do_capture = capture if capture is not None else method != "manual"
-    return CreateRequest(amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
+    if count is not None and count > 1 and not do_capture:
+        raise ValidationError("a payment in installments is captured at once: capture: false is not possible",
+                              param="capture" if capture is not None else "capture_method")
+    return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
                          metadata=metadata, description=description)
@@ -154,7 +160,8 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
                                   description: str | None = None, metadata: dict | None = None,
                                   payment_link: str | None = None, three_d_secure_passed: bool = False,
                                   locale: str | None = None, idempotency_key: str | None = None,
-                                  client_address: str | None = None) -> Payment:
+                                  client_address: str | None = None, installment_count: int | None = None,
+                                  issuer: installments.Issuer | None = None) -> Payment:
     """A payment made by a buyer on a hosted checkout page (payment link or invoice): the same
     risk, routing, provider, ledger, events and receipt as any payment. Declined -> the failed
     payment is stored and PaymentDeclined raised. `idempotency_key` (one per rendered page)
@@ -162,9 +169,12 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
     req = CreateRequest(amount=amount, currency=currency, card=card, choice=routing.parse_choice(None), capture=True,
                         customer=customer, customer_id=customer_id, billing_country=None, metadata=metadata or {},
                         description=description, payment_link=payment_link,
-                        three_d_secure_passed=three_d_secure_passed, receipt_locale=locale)
+                        three_d_secure_passed=three_d_secure_passed, receipt_locale=locale,
+                        installments=installment_count, card_issuer=issuer)
     params = {"card": card.fingerprint, "amount": amount, "currency": currency, "link": payment_link,
               "customer": customer, "customer_id": customer_id, "3ds": three_d_secure_passed}
+    if installment_count is not None:
+        params["installments"] = installment_count
     return await idempotency.run(
         principal=principal, operation="payments.checkout", key=idempotency_key, params=params,
         execute=lambda: _create(principal, req, client_address), encode=lambda p: p.id,
@@ -243,6 +253,10 @@ async def _read_context(principal: Principal, req: CreateRequest, client_address
 
 async def _create(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
     started = time.perf_counter()
+    terms = await installments.terms_for_card(principal=principal,
+                                              issuer=installments.issuer_of(req.card.number) or req.card_issuer,
+                                              amount=req.amount, currency=req.currency, count=req.installments)
+    charge = installments.charged(req.amount, terms)       # the card is charged total_amount
     ctx = await _read_context(principal, req, client_address)
     customer, rules, market = ctx.customer, ctx.rules, ctx.market
     given_email = (req.customer or {}).get("email")
@@ -260,7 +274,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
                 client_address=client_address, description=req.description, metadata=req.metadata,
-                payment_link=req.payment_link, receipt_token=receipts.new_token(), created_at=now, updated_at=now)
+                payment_link=req.payment_link, receipt_token=receipts.new_token(), created_at=now, updated_at=now,
+                installments=terms, installment_count=terms["count"] if terms else 1)
     attempts: list[PaymentAttempt] = []
     if assessment.declined:
         p.status, p.decline_code = "failed", "risk_declined"
@@ -274,12 +289,13 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         method = methods.card_method(card, req.currency)       # mada: mada acquirers only
         facts = routing.Facts(amount=req.amount, currency=req.currency,
                               country="SA" if method == "mada" else req.billing_country or card.country,
-                              card_brand=card.brand, payment_method=method)
+                              card_brand=card.brand, payment_method=method,
+                              installments=terms["count"] if terms else 1)
         decision = routing.decide(facts=facts, choice=req.choice, rules=rules)
         decision.started = started
         cascade = await routing.authorize_with_cascade(
             decision=decision,
-            request_for=lambda provider, n: AuthorizationRequest(payment_id=pay_id, amount=req.amount,
+            request_for=lambda provider, n: AuthorizationRequest(payment_id=pay_id, amount=charge,
                                                                  currency=req.currency, card=card, attempt=n,
                                                                  capture=req.capture,
                                                                  three_d_secure_passed=req.three_d_secure_passed))
@@ -289,12 +305,12 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         attempts = [rows_.new(PaymentAttempt, id=new_id("att"), payment_id=pay_id, merchant_id=principal.merchant_id,
                                    livemode=principal.livemode, number=a.attempt, provider=a.provider,
                                    outcome=a.result.outcome, decline_code=a.result.decline_code,
-                                   amount=req.amount, currency=req.currency, latency_ms=a.result.latency_ms,
+                                   amount=charge, currency=req.currency, latency_ms=a.result.latency_ms,
                                    created_at=now) for a in cascade.attempts]
         if cascade.approved:
             p.provider_reference = final.result.reference
             if req.capture:
-                p.status, p.amount_captured, p.captured_at = "succeeded", req.amount, now
+                p.status, p.amount_captured, p.captured_at = "succeeded", charge, now
                 p.fee = fee_of(registry.get(final.provider), p, req.amount)
             else:
                 p.status = "authorized"
@@ -314,7 +330,11 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                               behaviour=cards.saved_behaviour(card), created_at=now))
     if p.status == "succeeded":
         rows += ledger.rows(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
-                            legs=ledger.capture_legs(p.amount_captured, p.fee), payment_id=p.id)
+                            legs=ledger.capture_legs(p.amount, p.fee), payment_id=p.id)
+        if terms:       # the bank's commission: a ledger transaction of its own
+            rows += ledger.rows(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency,
+                                kind=installments.COMMISSION_KIND, legs=installments.commission_legs(terms),
+                                payment_id=p.id)
         # The receipt's outbox row: sent after the commit by the receipts worker (services.receipts).
         receipt = receipts.build(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
                                  source="payment", customer=customer, locale=req.receipt_locale, market=market)
@@ -470,7 +490,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         if p.status not in REFUNDABLE:
             raise _refuse(p, "refunded", "only a succeeded or captured payment can be refunded")
         amount = refund_amount(what=f"Payment {p.id}", captured=p.amount_captured, refunded=p.amount_refunded,
-                               amount=amount)
+                               amount=amount, obj=p)
         reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         now = runtime().clock.now()
         changed = await Payment.filter(id=p.id, amount_refunded=p.amount_refunded, status=p.status).update(
@@ -499,12 +519,15 @@ def parse_refund(data: Any, *, also: tuple[str, ...] = ()) -> tuple[int | None, 
     return amount, reason
 
 
-def refund_amount(*, what: str, captured: int, refunded: int, amount: int | None) -> int:
-    """What this refund moves: `amount`, or all that is left; never more than captured minus refunded."""
+def refund_amount(*, what: str, captured: int, refunded: int, amount: int | None, obj: Any = None) -> int:
+    """What this refund moves: `amount`, or all that is left; never more than captured minus refunded.
+    `obj` (a payment or an intent) paid in installments is refunded in full or not at all."""
     remaining = captured - refunded
     if remaining <= 0:
         raise InvalidState(f"{what} is already fully refunded ({refunded} of {captured})")
     amount = remaining if amount is None else amount
+    if obj is not None and getattr(obj, "installments", None):
+        installments.check_refund(obj, amount, remaining)
     if amount > remaining:
         raise ValidationError(f"amount must not exceed the refundable {remaining} "
                               f"({captured} captured, {refunded} refunded)",
@@ -524,8 +547,15 @@ async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, p
                       source_id: str | None = None) -> None:
     """Inside the refund's transaction: the ledger transaction (`refund`: the merchant's balance
     gives back `amount`, fees are kept) and the day's refunded rollup of `obj` (a payment or an
-    intent: merchant_id, livemode, currency, provider, id)."""
+    intent: merchant_id, livemode, currency, provider, id). Paid in installments, the merchant
+    gives back its price and the bank's commission is reversed in a transaction of its own."""
+    terms = getattr(obj, "installments", None)
+    terms = terms if terms and terms.get("total_amount") is not None else None
     await ledger.post(merchant_id=obj.merchant_id, livemode=obj.livemode, currency=obj.currency, kind="refund",
-                      legs=ledger.refund_legs(amount), payment_id=payment_id, refund_id=refund_id,
-                      source_id=source_id)
+                      legs=ledger.refund_legs(obj.amount if terms else amount), payment_id=payment_id,
+                      refund_id=refund_id, source_id=source_id)
+    if terms:
+        await ledger.post(merchant_id=obj.merchant_id, livemode=obj.livemode, currency=obj.currency,
+                          kind=installments.COMMISSION_KIND, payment_id=payment_id, refund_id=refund_id,
+                          source_id=source_id, legs=installments.commission_legs(terms, refund=True))
     await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))

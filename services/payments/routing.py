@@ -48,7 +48,8 @@ from services.payments.providers.base import AuthorizationRequest, Provider, Pro
 from services.validation import Fields, check_str
 
 STRATEGIES = ("smart", "fixed", "lowest_cost", "highest_approval")
-CONDITION_FIELDS = ("country", "currency", "amount", "card_brand", "payment_method")
+CONDITION_FIELDS = ("country", "currency", "amount", "card_brand", "payment_method", "installments")
+NUMERIC_FIELDS = ("amount", "installments")      # compared as integers (gt, lt)
 OPERATORS = ("equals", "not_equals", "in", "not_in", "gt", "lt")
 MAX_ATTEMPTS = 3
 MAX_RULES = 100
@@ -150,6 +151,7 @@ class Facts:
     country: str | None = None
     card_brand: str | None = None
     payment_method: str = "card"
+    installments: int = 1             # the installment count (1: paid in one go)
 
     def value(self, name: str) -> Any:
         return getattr(self, name)
@@ -168,7 +170,7 @@ def condition_holds(cond: dict, facts: Facts) -> bool:
     op, expected = cond["operator"], cond["value"]
     if actual is None:
         return op in ("not_equals", "not_in")
-    if cond["field"] == "amount":
+    if cond["field"] in NUMERIC_FIELDS:
         if op in ("in", "not_in"):
             found = str(actual) in _values(expected)
             return found if op == "in" else not found
@@ -384,12 +386,13 @@ def _check_conditions(raw: list, param: str = "conditions") -> list[dict]:
             raise ValidationError(f"{p}.value must be a string", param=f"{p}.value")
         value: Any = [check_str(x if not isinstance(x, int) else str(x), f"{p}.value") for x in v] \
             if isinstance(v, list) else check_str(str(v), f"{p}.value", max_len=200, min_len=1)
-        if op in ("gt", "lt") and fld != "amount":
-            raise ValidationError(f"{p}.operator {op} applies to amount only", param=f"{p}.operator")
-        if fld == "amount":
+        if op in ("gt", "lt") and fld not in NUMERIC_FIELDS:
+            raise ValidationError(f"{p}.operator {op} applies to amount and installments only", param=f"{p}.operator")
+        if fld in NUMERIC_FIELDS:
             for x in (value if isinstance(value, list) else _values(value) if op in ("in", "not_in") else [value]):
                 if not x.lstrip("-").isdigit():
-                    raise ValidationError(f"{p}.value must be an integer amount", param=f"{p}.value")
+                    raise ValidationError(f"{p}.value must be an integer {'amount' if fld == 'amount' else 'count'}",
+                                          param=f"{p}.value")
         if fld == "currency" and op in ("equals", "not_equals"):
             value = check_currency(value, f"{p}.value")
         out.append({"field": fld, "operator": op, "value": value})

@@ -61,8 +61,27 @@
       num.addEventListener("input", function () {
         var digits = num.value.replace(/\D/g, "").slice(0, 19);
         num.value = digits.replace(/(\d{4})(?=\d)/g, "$1 ");
+        installments(root, digits);
       });
     }
+  }
+
+  // Installments (taksit): once the card's first 6 (then 8) digits are known, the table of
+  // the counts its bank offers, rendered by the service in the page's language; the buyer's
+  // pick is posted with the card form. Only the BIN leaves the page.
+  var instKey = null;
+  function installments(root, digits) {
+    var box = root.querySelector("#installments");
+    if (!box || !window.fetch) { return; }
+    var key = digits.length >= 8 ? digits.slice(0, 8) : digits.length >= 6 ? digits.slice(0, 6) : "";
+    if (key === instKey) { return; }
+    instKey = key;
+    if (!key) { box.innerHTML = ""; return; }
+    var url = box.dataset.url + "?bin=" + key + "&locale=" + encodeURIComponent(document.documentElement.lang || "en");
+    fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}})
+      .then(function (r) { return r.json(); })
+      .then(function (res) { if (instKey === key) { box.innerHTML = res.html || ""; } })
+      .catch(function () { if (instKey === key) { box.innerHTML = ""; } });
   }
 
   function countdowns(root) {

@@ -187,6 +187,7 @@ class Qafila {
     this.webhooks = new Webhooks(this);
     this.paymentMethodTypes = new PaymentMethodTypes(this);
     this.testHelpers = new TestHelpers(this);
+    this.installments = new Installments(this);
   }
 
   _backoff(attempt) {
@@ -369,6 +370,13 @@ class Settlements extends Resource {
   retrieve(id) { return this._get(`/api/settlements/${encodeId(id)}`); }
   /** The payments, refunds and fees a settlement is made of. */
   listTransactions(id, params = {}) { return this._client._list(`/api/settlements/${encodeId(id)}/transactions`, params); }
+}
+
+/** Installments (taksit): a card's options and the merchant's plans. */
+class Installments extends Resource {
+  options(params) { return this._client.request('GET', '/v1/installments', { query: params }); }
+  plans() { return this._get('/api/installments/plans'); }
+  replacePlans(params) { return this._put('/api/installments/plans', params, SAFE); }
 }
 
 class Webhooks extends Resource {

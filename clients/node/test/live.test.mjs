@@ -352,3 +352,22 @@ test('webhook: a real delivery verifies', live, async () => {
     server.close();
   }
 });
+
+test('installments: options, plans, a payment in 3', live, async () => {
+  const c = client();
+  const opts = await c.installments.options({ bin: '554960', amount: 120000, currency: 'TRY' });
+  assert.equal(opts.program, 'bonus');
+  assert.equal(opts.options[2].count, 3);
+  assert.equal(opts.options[2].total_amount, 124500);
+  assertKnownFields('InstallmentOptions', opts);
+  const plans = await c.installments.plans();
+  const again = await c.installments.replacePlans({ plans: plans.data });
+  assert.deepEqual(again.data, plans.data);
+  const p = await c.payments.create({ amount: 120000, currency: 'TRY', installments: 3,
+    payment_method: { card: { ...CARD, number: '5549600000000004' } } });
+  assert.equal(p.installments.count, 3);
+  assert.equal(p.amount_captured, 124500);
+  await assert.rejects(c.payments.create({ amount: 120000, currency: 'TRY', installments: 4,
+    payment_method: { card: { ...CARD, number: '5549600000000004' } } }),
+  (e) => e instanceof InvalidRequestError && e.param === 'installments');
+});

@@ -9,7 +9,8 @@ import type {
   SettlementTransactionListParams, Subscription, SubscriptionCreateParams, PaymentMethodType,
   PaymentMethodTypeListParams,
   SubscriptionListParams, WebhookConfigureParams, WebhookEndpoint, WebhookEventListParams, WebhookEventRecord,
-  WebhookTestResult,
+  WebhookTestResult, InstallmentOptions, InstallmentOptionsParams, InstallmentPlans,
+  InstallmentPlansReplaceParams,
 } from './models';
 
 export * from './models';
@@ -161,6 +162,15 @@ declare class Webhooks {
   test(params: { event: string; endpoint?: string }, options?: RequestOptions): Promise<WebhookTestResult>;
 }
 
+/** Installments (taksit): a card's options and the merchant's plans. */
+declare class Installments {
+  /** GET /v1/installments: the counts a card (its first 6 or 8 digits) gets for an amount. */
+  options(params: InstallmentOptionsParams): Promise<InstallmentOptions>;
+  plans(): Promise<InstallmentPlans>;
+  /** Replaces every plan (a program left out offers none). */
+  replacePlans(params: InstallmentPlansReplaceParams): Promise<InstallmentPlans>;
+}
+
 export declare class Qafila {
   constructor(apiKey?: string, options?: QafilaOptions);
   constructor(options: QafilaOptions);
@@ -177,6 +187,7 @@ export declare class Qafila {
   readonly webhooks: Webhooks;
   readonly paymentMethodTypes: PaymentMethodTypes;
   readonly testHelpers: TestHelpers;
+  readonly installments: Installments;
   /** Any other operation, as plain JSON (same retries and idempotency keys). */
   request<T = unknown>(method: string, path: string, options?: {
     query?: Record<string, unknown>; body?: unknown; idempotencyKey?: string; retry?: 'safe' | 'unsafe';

@@ -102,6 +102,74 @@ export interface FeeBreakdown {
   network: number;
 }
 
+export interface InstallmentOption {
+  count: number;
+  installment_amount: number;
+  first_installment_amount: number;
+  total_amount: number;
+  commission: number;
+  paid_by: "customer" | "merchant" | null;
+}
+
+export interface InstallmentOptions {
+  object: "installment_options";
+  bank: string | null;
+  program: "axess" | "bonus" | "maximum" | "world" | null;
+  card_type: "credit" | "debit" | null;
+  amount: number;
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  options: Array<InstallmentOption>;
+}
+
+export interface InstallmentOptionsParams {
+  bin: string;
+  amount: number;
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+}
+
+export interface InstallmentPlan {
+  program: "axess" | "bonus" | "maximum" | "world";
+  paid_by: "customer" | "merchant";
+  options: Array<InstallmentPlanOption>;
+}
+
+export interface InstallmentPlanOption {
+  count: number;
+  commission_bps: number;
+}
+
+export interface InstallmentPlanOptionParams {
+  count: number;
+  commission_bps: number;
+}
+
+export interface InstallmentPlanParams {
+  program: "axess" | "bonus" | "maximum" | "world";
+  paid_by?: "customer" | "merchant";
+  options: Array<InstallmentPlanOptionParams>;
+}
+
+export interface InstallmentPlans {
+  object: "installment_plans";
+  livemode: boolean;
+  data: Array<InstallmentPlan>;
+}
+
+export interface InstallmentPlansReplaceParams {
+  plans: Array<InstallmentPlanParams>;
+}
+
+export interface Installments {
+  count?: number;
+  installment_amount?: number;
+  first_installment_amount?: number;
+  total_amount?: number;
+  commission?: number;
+  paid_by?: "customer" | "merchant" | null;
+  program?: string | null;
+  bank?: string | null;
+}
+
 export interface IntentRefund {
   id?: string;
   object?: "refund";
@@ -216,6 +284,7 @@ export interface Payment {
   receipt_url?: string | null;
   dispute: PaymentDispute | null;
   receipt?: Receipt | null;
+  installments?: Installments | null;
 }
 
 export interface PaymentCapture {
@@ -242,6 +311,7 @@ export interface PaymentCreateParams {
   capture?: boolean;
   capture_method?: "automatic" | "manual";
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentCustomerParams {
@@ -302,6 +372,7 @@ export interface PaymentIntent {
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
   payment_method_details?: Record<string, unknown>;
+  installments?: Installments | null;
   refund?: IntentRefund;
 }
 
@@ -317,6 +388,7 @@ export interface PaymentIntentConfirmParams {
   phone?: string;
   otp?: string;
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentIntentCreateParams {
@@ -338,6 +410,7 @@ export interface PaymentIntentCreateParams {
   expires_in_hours?: number;
   return_url?: string;
   idempotency_key?: string;
+  installments?: number;
 }
 
 export interface PaymentIntentListParams {

@@ -49,6 +49,7 @@ final class Qafila
     public readonly Service\Webhooks $webhooks;
     public readonly Service\PaymentMethodTypes $paymentMethodTypes;
     public readonly Service\TestHelpers $testHelpers;
+    public readonly Service\Installments $installments;
 
     private string $apiKey;
     private int $maxRetries;
@@ -88,6 +89,7 @@ final class Qafila
         $this->webhooks = new Service\Webhooks($this);
         $this->paymentMethodTypes = new Service\PaymentMethodTypes($this);
         $this->testHelpers = new Service\TestHelpers($this);
+        $this->installments = new Service\Installments($this);
     }
 
     /**

@@ -409,3 +409,25 @@ test('live: webhook, a real delivery verifies', function () {
         fclose($server);
     }
 });
+
+test('live: installments (options, plans, a payment in 3)', function () {
+    $c = client();
+    $opts = $c->installments->options('554960', 120000, 'TRY');
+    check($opts instanceof Types\InstallmentOptions && $opts->options[2] instanceof Types\InstallmentOption);
+    same('bonus', $opts->program);
+    same(124500, $opts->options[2]->total_amount);
+    known_fields($opts);
+    $plans = $c->installments->plans();
+    check($plans instanceof Types\InstallmentPlans && $plans->data[0] instanceof Types\InstallmentPlan);
+    $raw = json_decode(json_encode($c->request('GET', '/api/installments/plans')), true);
+    $again = $c->installments->replacePlans($raw['data']);
+    same(count($plans->data), count($again->data));
+    $p = $c->payments->create(['amount' => 120000, 'currency' => 'TRY', 'installments' => 3,
+        'payment_method' => ['card' => ['number' => '5549600000000004'] + CARD]]);
+    check($p->installments instanceof Types\Installments);
+    same(3, $p->installments->count);
+    same(124500, $p->amount_captured);
+    $e = throws(InvalidRequestException::class, fn () => $c->payments->create(['amount' => 120000,
+        'currency' => 'TRY', 'installments' => 4, 'payment_method' => ['card' => ['number' => '5549600000000004'] + CARD]]));
+    same('installments', $e->param);
+});

@@ -421,3 +421,25 @@ async def test_async_retried_post_creates_one(api_key, base_url):
         assert len(t.keys) == 2 and t.keys[0] == t.keys[1]
         page = await c.payment_intents.list(limit=100)
         assert [x.id async for x in page.auto_paging_iter() if x.order_id == order] == [pi.id]
+
+
+BONUS = {"number": "5549600000000004", "exp_month": 12, "exp_year": 2030, "cvc": "123"}
+
+
+def test_installments(client):
+    opts = client.installments.options("554960", 120000, "TRY")
+    assert isinstance(opts, qafila.InstallmentOptions) and (opts.bank, opts.program) == ("Garanti BBVA", "bonus")
+    three = opts.options[2]
+    assert isinstance(three, qafila.InstallmentOption) and three.count == 3 and three.total_amount == 124500
+    assert three.first_installment_amount + three.installment_amount * 2 == three.total_amount
+    assert_known_fields(opts)
+    plans = client.installments.plans()
+    assert isinstance(plans, qafila.InstallmentPlans) and isinstance(plans.data[0], qafila.InstallmentPlan)
+    again = client.installments.replace_plans([p.to_dict() for p in plans.data])      # the same plans back
+    assert [p.to_dict() for p in again.data] == [p.to_dict() for p in plans.data]
+    p = client.payments.create(amount=120000, currency="TRY", installments=3, payment_method={"card": BONUS})
+    assert isinstance(p.installments, qafila.Installments) and p.installments.count == 3
+    assert p.amount_captured == 124500 and p.installments.program == "bonus"
+    with pytest.raises(InvalidRequestError) as e:
+        client.payments.create(amount=120000, currency="TRY", installments=4, payment_method={"card": BONUS})
+    assert e.value.param == "installments" and "valid counts: 1, 2, 3" in e.value.message

@@ -288,6 +288,24 @@ class Settlements(_Resource):
                           merge_params(params, kwargs))
 
 
+class Installments(_Resource):
+    """Installments (taksit) of Turkish credit cards: a card's options and the merchant's plans.
+    Pay in installments with ``installments=3`` on ``payments.create`` or ``payment_intents.create``/``confirm``."""
+
+    def options(self, bin: str, amount: int, currency: str = "TRY") -> t.InstallmentOptions:
+        """``GET /v1/installments``: the counts a card (its first 6 or 8 digits) gets for an amount."""
+        return self._call(Call("GET", "/v1/installments", params={"bin": bin, "amount": amount, "currency": currency},  # type: ignore
+                               model=t.InstallmentOptions))
+
+    def plans(self) -> t.InstallmentPlans:
+        return self._call(Call("GET", "/api/installments/plans", model=t.InstallmentPlans))  # type: ignore
+
+    def replace_plans(self, plans: List[t.InstallmentPlanParams]) -> t.InstallmentPlans:
+        """Replace every plan (a program left out offers none); the same body again changes nothing."""
+        return self._call(Call("PUT", "/api/installments/plans", body={"plans": plans},  # type: ignore
+                               model=t.InstallmentPlans, retry=SAFE))
+
+
 class Webhooks(_Resource):
     """Endpoints (``configure`` returns the signing ``secret``, once), events and test deliveries.
     Verifying a delivery: ``qafila.verify_webhook`` / ``qafila.construct_event``."""
@@ -342,7 +360,8 @@ class TestHelpers(_Resource):
 _RESOURCES = dict(payment_intents=PaymentIntents, payments=Payments, customers=Customers,
                   payment_links=PaymentLinks, subscriptions=Subscriptions, invoices=Invoices,
                   balance=BalanceResource, settlements=Settlements, webhooks=Webhooks,
-                  payment_method_types=PaymentMethodTypes, test_helpers=TestHelpers)
+                  payment_method_types=PaymentMethodTypes, test_helpers=TestHelpers,
+                  installments=Installments)
 
 
 class Qafila:
@@ -363,6 +382,7 @@ class Qafila:
     webhooks: Webhooks
     payment_method_types: PaymentMethodTypes
     test_helpers: TestHelpers
+    installments: Installments
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = SyncRequester(api_key, **options)
@@ -563,6 +583,21 @@ class AsyncSettlements(_AsyncResource):
         return await self._impl.list_transactions(id, params, **kwargs)  # type: ignore[misc]
 
 
+class AsyncInstallments(_AsyncResource):
+    """Installments (taksit): a card's options and the merchant's plans."""
+
+    _sync = Installments
+
+    async def options(self, bin: str, amount: int, currency: str = "TRY") -> t.InstallmentOptions:
+        return await self._impl.options(bin, amount, currency)  # type: ignore[misc]
+
+    async def plans(self) -> t.InstallmentPlans:
+        return await self._impl.plans()  # type: ignore[misc]
+
+    async def replace_plans(self, plans: List[t.InstallmentPlanParams]) -> t.InstallmentPlans:
+        return await self._impl.replace_plans(plans)  # type: ignore[misc]
+
+
 class AsyncWebhooks(_AsyncResource):
     """Endpoints (``configure`` returns the signing ``secret``, once), events and test deliveries.
     Verifying a delivery: ``qafila.verify_webhook`` / ``qafila.construct_event``."""
@@ -596,7 +631,8 @@ class AsyncWebhooks(_AsyncResource):
 
 _ASYNC_RESOURCES = dict(payment_intents=AsyncPaymentIntents, payments=AsyncPayments, customers=AsyncCustomers,
                         payment_links=AsyncPaymentLinks, subscriptions=AsyncSubscriptions, invoices=AsyncInvoices,
-                        balance=AsyncBalanceResource, settlements=AsyncSettlements, webhooks=AsyncWebhooks)
+                        balance=AsyncBalanceResource, settlements=AsyncSettlements, webhooks=AsyncWebhooks,
+                        installments=AsyncInstallments)
 
 
 class AsyncQafila:
@@ -617,6 +653,7 @@ class AsyncQafila:
     balance: AsyncBalanceResource
     settlements: AsyncSettlements
     webhooks: AsyncWebhooks
+    installments: AsyncInstallments
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = AsyncRequester(api_key, **options)

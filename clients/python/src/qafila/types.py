@@ -24,6 +24,16 @@ __all__ = [
     "FawryPayParams",
     "Fee",
     "FeeBreakdown",
+    "InstallmentOption",
+    "InstallmentOptions",
+    "InstallmentOptionsParams",
+    "InstallmentPlan",
+    "InstallmentPlanOption",
+    "InstallmentPlanOptionParams",
+    "InstallmentPlanParams",
+    "InstallmentPlans",
+    "InstallmentPlansReplaceParams",
+    "Installments",
     "IntentRefund",
     "Invoice",
     "InvoiceCreateParams",
@@ -117,6 +127,27 @@ FawryPayParams = TypedDict("FawryPayParams", {
     "reference": str,
 }, total=False)
 
+InstallmentOptionsParams = TypedDict("InstallmentOptionsParams", {
+    "bin": str,
+    "amount": int,
+    "currency": str,
+}, total=False)
+
+InstallmentPlanOptionParams = TypedDict("InstallmentPlanOptionParams", {
+    "count": int,
+    "commission_bps": int,
+}, total=False)
+
+InstallmentPlanParams = TypedDict("InstallmentPlanParams", {
+    "program": str,
+    "paid_by": str,
+    "options": List[InstallmentPlanOptionParams],
+}, total=False)
+
+InstallmentPlansReplaceParams = TypedDict("InstallmentPlansReplaceParams", {
+    "plans": List[InstallmentPlanParams],
+}, total=False)
+
 InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "name": str,
     "amount": int,
@@ -173,6 +204,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "capture": bool,
     "capture_method": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
@@ -187,6 +219,7 @@ PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "phone": str,
     "otp": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 SplitParams = TypedDict("SplitParams", {
@@ -214,6 +247,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "expires_in_hours": int,
     "return_url": str,
     "idempotency_key": str,
+    "installments": int,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -402,6 +436,71 @@ class FeeBreakdown(Model):
 
 @register
 @dataclass(eq=False)
+class InstallmentOption(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    installment_amount: Optional[int] = None
+    first_installment_amount: Optional[int] = None
+    total_amount: Optional[int] = None
+    commission: Optional[int] = None
+    paid_by: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentOptions(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'options': ('InstallmentOption', True)}
+    object: Optional[str] = None
+    bank: Optional[str] = None
+    program: Optional[str] = None
+    card_type: Optional[str] = None
+    amount: Optional[int] = None
+    currency: Optional[str] = None
+    options: Optional[List[InstallmentOption]] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlan(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'options': ('InstallmentPlanOption', True)}
+    program: Optional[str] = None
+    paid_by: Optional[str] = None
+    options: Optional[List[InstallmentPlanOption]] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlanOption(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    commission_bps: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class InstallmentPlans(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'data': ('InstallmentPlan', True)}
+    object: Optional[str] = None
+    livemode: Optional[bool] = None
+    data: Optional[List[InstallmentPlan]] = None
+
+
+@register
+@dataclass(eq=False)
+class Installments(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    count: Optional[int] = None
+    installment_amount: Optional[int] = None
+    first_installment_amount: Optional[int] = None
+    total_amount: Optional[int] = None
+    commission: Optional[int] = None
+    paid_by: Optional[str] = None
+    program: Optional[str] = None
+    bank: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
 class IntentRefund(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     id: Optional[str] = None
@@ -485,7 +584,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -507,6 +606,7 @@ class Payment(Model):
     receipt_url: Optional[str] = None
     dispute: Optional[PaymentDispute] = None
     receipt: Optional[Receipt] = None
+    installments: Optional[Installments] = None
 
 
 @register
@@ -539,7 +639,7 @@ class PaymentDispute(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -578,6 +678,7 @@ class PaymentIntent(Model):
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
     payment_method_details: Optional[Dict[str, Any]] = None
+    installments: Optional[Installments] = None
     refund: Optional[IntentRefund] = None
 
 
@@ -1126,6 +1227,189 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee",
                 "breakdown"
+            ]
+        ]
+    ],
+    "InstallmentOption": [
+        [
+            "GET",
+            "/v1/installments",
+            "200",
+            [
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentOptions": [
+        [
+            "GET",
+            "/v1/installments",
+            "200",
+            []
+        ]
+    ],
+    "InstallmentOptionsParams": [
+        [
+            "GET",
+            "/v1/installments",
+            "query",
+            []
+        ]
+    ],
+    "InstallmentPlan": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            [
+                "data"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            [
+                "data"
+            ]
+        ]
+    ],
+    "InstallmentPlanOption": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            [
+                "data",
+                "options"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            [
+                "data",
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentPlanOptionParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            [
+                "plans",
+                "options"
+            ]
+        ]
+    ],
+    "InstallmentPlanParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            [
+                "plans"
+            ]
+        ]
+    ],
+    "InstallmentPlans": [
+        [
+            "GET",
+            "/api/installments/plans",
+            "200",
+            []
+        ],
+        [
+            "PUT",
+            "/api/installments/plans",
+            "200",
+            []
+        ]
+    ],
+    "InstallmentPlansReplaceParams": [
+        [
+            "PUT",
+            "/api/installments/plans",
+            "request",
+            []
+        ]
+    ],
+    "Installments": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "installments"
             ]
         ]
     ],
