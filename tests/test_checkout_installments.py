@@ -85,9 +85,9 @@ async def test_without_javascript_the_step_after_the_card_form_then_success_and_
     p = await Payment.get(id=pay_id)
     assert p.installments["count"] == 3 and p.installments["total_amount"] == 129169 and p.amount_captured == 129169
     assert p.installments["program"] == "bonus"
-    status, receipt, _ = await open_page(client, f"/{pay_id}/receipt?locale=tr")
+    status, receipt, _ = await open_page(client, f"/{pay_id}/receipt/{p.receipt_token}?locale=tr")
     assert status == 200 and "3 taksit x 430,56 TL" in receipt
-    status, receipt, _ = await open_page(client, f"/{pay_id}/receipt?locale=en")
+    status, receipt, _ = await open_page(client, f"/{pay_id}/receipt/{p.receipt_token}?locale=en")
     assert "3 installments x 430.56 TRY" in receipt
     # The same token again: the idempotency key of the page answers the same payment.
     r = await client.post(path, data={"csrf": csrf_of(again), "action": "installments", "token": token,

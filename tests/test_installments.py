@@ -277,7 +277,7 @@ async def test_a_count_not_offered_is_a_400_listing_the_valid_counts(client, mer
     status, body = await pay(client, merchant.sk, amount, currency=currency, number=number, installments=count)
     assert status == 400 and body["error"]["param"] == "installments", body
     assert body["error"]["code"] == "invalid_installments"
-    assert body["error"]["message"].endswith(f"valid counts: {valid}")
+    assert body["error"]["detail"].endswith(f"valid counts: {valid}")
     assert number not in body["error"]["message"]
     assert await Payment.filter(merchant_id=merchant.id).count() == 0
 
@@ -303,7 +303,7 @@ async def test_refund_is_full_total_or_refused(client, merchant):
     pid = body["id"]
     status, out = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {"amount": 60000})
     assert status == 400 and out["error"]["code"] == "installment_partial_refund" and out["error"]["param"] == "amount"
-    assert "refunded in full" in out["error"]["message"] and "124500" in out["error"]["message"]
+    assert "refunded in full" in out["error"]["detail"] and "124500" in out["error"]["detail"]
     assert (await Payment.get(id=pid)).amount_refunded == 0
     status, out = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {})
     assert status == 200 and out["amount"] == 124500 and out["amount_refunded"] == 124500

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from models.payments import Payment
-from services.payments import receipts
+from services.payments import installments, receipts
 from services.timestamps import iso
 
 
@@ -16,4 +16,4 @@ def event_object(p: Payment, **extra: Any) -> dict:
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
             "livemode": p.livemode, "created_at": iso(p.created_at),
             "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
-            "dispute": None, **extra}
+            "dispute": None, "installments": installments.as_object(p.installments), **extra}
