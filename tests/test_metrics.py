@@ -4,7 +4,13 @@ scheduler lag, pool use; off in production unless QAFILA_METRICS=1; never a key,
 a label."""
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from dataclasses import replace
 
 import pytest
@@ -133,3 +139,44 @@ async def test_without_metrics_there_is_no_route_and_no_document_entry(aiohttp_c
     assert (await client.get("/metrics")).status == 404
     doc = await (await client.get("/openapi.json")).json()
     assert "/metrics" not in doc["paths"] and "/health/ready" in doc["paths"]
+
+
+@pytest.mark.skipif(not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
+                    reason="several serving processes need PostgreSQL and Redis")
+def test_under_several_workers_any_process_answers_the_sum_of_all(tmp_path):
+    """`qafila serve --workers 2`: requests spread over both processes; every scrape, whichever
+    process answers it, counts all of them (multiprocess mode in {QAFILA_VAR_DIR}/prometheus)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QAFILA_", "PROMETHEUS_"))}
+    env.update({"QAFILA_ENV": "production", "QAFILA_METRICS": "1", "QAFILA_SECRET_KEY": "s" * 48,
+                "QAFILA_VAR_DIR": str(tmp_path / "var"), "QAFILA_ACCESS_LOG": "0"})
+
+    def port():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    main_port = port()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--workers", "2", "--port", str(main_port),
+                             "--crm-port", str(port())], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    try:
+        deadline, served = time.monotonic() + 60, set()
+        while len(served) < 2 and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            served |= {n for n in ("process 1 of 2", "process 2 of 2") if n in line}
+        assert len(served) == 2, "two serving processes"
+
+        def get(path) -> str:
+            with urllib.request.urlopen(f"http://127.0.0.1:{main_port}{path}", timeout=10) as r:   # a new connection
+                return r.read().decode()
+        for _ in range(40):
+            get("/health/live")
+        for _ in range(4):                 # several scrapes, answered by either process
+            samples = {"total": [x for f in text_string_to_metric_families(get("/metrics")) for x in f.samples
+                                 if x.name == "qafila_http_requests_total"]}
+            counted = value(samples, "total", route="/health/live", status="200")
+            assert counted == 40
+        files = {p.name.rsplit("_", 1)[-1] for p in (tmp_path / "var" / "prometheus").glob("counter_*.db")}
+        assert len(files) == 2, files      # both processes wrote samples
+    finally:
+        proc.terminate()
+        proc.wait(30)
