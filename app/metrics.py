@@ -82,10 +82,12 @@ class Metrics:
     def observe_request(self, request: web.Request, status: int, started: float) -> None:
         info = request.match_info
         route = info.route.resource.canonical if info.route.resource is not None else "unmatched"
-        key = (request.method, route, status)
+        method = request.method
+        if method not in _METHODS:          # a made-up method is one series (and one cache entry)
+            method = "other"
+        key = (method, route, status)
         pair = self._children.get(key)
         if pair is None:
-            method = request.method if request.method in _METHODS else "other"
             pair = self._children[key] = (self.requests.labels(method, route, str(status)),
                                           self.latency.labels(method, route))
         pair[0].inc()

@@ -112,12 +112,14 @@ async def test_no_key_id_amount_or_address_in_any_label(client, merchant, make_m
     await client.get(f"/v1/payments/{intent['id']}", headers=h)
     await client.get(f"/v1/payments/{intent['id']}?x={AMOUNT}", headers=h)
     await client.get(f"/{merchant.sk}/{AMOUNT}")
+    await client.request(f"X{AMOUNT}", "/health")          # a made-up method is "other"
     other = await make_merchant()
     await client.get("/api/customers", headers=bearer(other.sk))
     await customer(client, merchant.sk, email="label-check@example.com", saved_card=None)
     values = {v for samples in (await scrape(client)).values() for s in samples for k, v in s.labels.items()
               if k != "le"}
     assert values, "no labels at all"
+    assert "other" in values
     for v in values:
         assert not re.search(r"(sk|pk)_(live|test)_|whsec_|[a-z]{2,5}_[A-Za-z0-9]{16,}|@", v), v
         assert str(AMOUNT) not in v and merchant.id not in v, v
