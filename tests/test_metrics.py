@@ -9,6 +9,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import replace
@@ -166,6 +167,7 @@ def test_under_several_workers_any_process_answers_the_sum_of_all(tmp_path):
             line = proc.stdout.readline()
             served |= {n for n in ("process 1 of 2", "process 2 of 2") if n in line}
         assert len(served) == 2, "two serving processes"
+        threading.Thread(target=proc.stdout.read, daemon=True).start()     # a full pipe would block them
 
         def get(path) -> str:
             with urllib.request.urlopen(f"http://127.0.0.1:{main_port}{path}", timeout=10) as r:   # a new connection
