@@ -727,8 +727,8 @@ IDEMPOTENCY_HEADERS = (
 
 
 def takes_idempotency_key(iface_name: str, route: Route) -> bool:
-    """POSTs of /api and /v1 made with a key honour Idempotency-Key (rest_compat.routing._wrap)."""
-    return route.method == "POST" and iface_name in ("merchant", "v1") and route.auth != "public" \
+    """POSTs and PUTs of /api and /v1 made with a key honour Idempotency-Key (rest_compat.routing._wrap)."""
+    return route.method in ("POST", "PUT") and iface_name in ("merchant", "v1") and route.auth != "public" \
         and getattr(route, "idempotency", "route") != "none" \
         and getattr(route, "content_type", "application/json") == "application/json"
 
