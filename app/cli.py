@@ -37,6 +37,9 @@ def _serve_processes(args, settings: Settings) -> None:
     if settings.migrate_on_start:
         asyncio.run(migrate_database(settings))
     settings = dataclasses.replace(settings, migrate_on_start=False)
+    if settings.metrics:              # every process writes its samples there; any answers /metrics
+        from app import metrics
+        metrics.prepare_multiprocess(settings.var_dir)
     children = []
     for index in range(1, args.workers):
         pid = os.fork()
@@ -57,6 +60,9 @@ def _serve_processes(args, settings: Settings) -> None:
         for pid in children:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+            if settings.metrics:
+                from app import metrics
+                metrics.process_exited(pid)
 
 
 def _settings(args=None) -> Settings:

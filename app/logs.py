@@ -167,6 +167,8 @@ def configure(fmt: str = "text", level: int = logging.INFO) -> None:
     root.setLevel(level)
     logging.getLogger("tortoise").setLevel(logging.WARNING)
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    # fontTools logs some forty INFO lines per invoice PDF (its font subsetting): noise, not news.
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 
 _SECRET_PARTS = ("token",)       # path parameters that are credentials (an invoice PDF's token)

@@ -11,7 +11,7 @@ import aiohttp_cors
 from aiohttp import web
 
 from app.backend import Backend
-from app import health, logs, webhook_sender
+from app import health, logs, metrics, webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
@@ -31,7 +31,7 @@ SETTINGS = web.AppKey("settings", Settings)
 _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 
-def edge_middleware(access_log: bool):
+def edge_middleware(access_log: bool, observe=None):
     """The one root middleware: the request id (the caller's X-Request-Id if it is safe to echo,
     else `req_` + 24 base62 characters; the header and every error body carry the same value),
     the JSON answer to anything unanswered (404/405 outside a REST interface, or with the
@@ -66,6 +66,8 @@ def edge_middleware(access_log: bool):
         finally:
             if line is not None:
                 line(request, status, started, rid)
+            if observe is not None:         # app/metrics.py: requests by route template and status
+                observe(request, status, started)
     return edge
 
 
@@ -178,7 +180,9 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     one (kind="crm": its own /api, /graphql, /health). Without a shared `backend` the app
     owns one and starts/stops it with its cleanup context."""
     settings = settings or (backend.settings if backend else load_settings())
-    app = web.Application(middlewares=[edge_middleware(settings.access_log)], client_max_size=MAX_BODY)
+    observed = metrics.metrics() if metrics.enabled(settings) else None
+    app = web.Application(middlewares=[edge_middleware(settings.access_log, observed and observed.observe_request)],
+                          client_max_size=MAX_BODY)
     app[SETTINGS] = settings
     webhook_sender.install()           # services deliver webhooks through aiohttp
     owned = backend is None
@@ -210,6 +214,8 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
         return json_response(_openapi(request.app, ifaces, kind, settings))
 
     health.install(app, lambda a: a[BACKEND])     # /health, /health/live, /health/ready
+    if observed is not None:
+        metrics.install(app, lambda a: a[BACKEND])
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
     app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN

@@ -30,6 +30,7 @@ class Settings:
     migrate_on_start: bool = True
     access_log: bool = True            # QAFILA_ACCESS_LOG=0 turns the per-request line off
     log_format: str = "text"           # QAFILA_LOG_FORMAT: text | json
+    metrics: bool = True               # QAFILA_METRICS: /metrics (default on, off in production)
     rate_limit_scale: int = 1
     messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
     # Capacity and slow-client limits (see `capacity_settings`).
@@ -160,6 +161,16 @@ def capacity_settings(e: dict[str, str]) -> dict:
     }
 
 
+def _metrics(e: dict[str, str], env: str) -> bool:
+    """QAFILA_METRICS=1|0; unset: on in development and test, off in production (opt in there)."""
+    raw = e.get("QAFILA_METRICS", "").strip().lower()
+    if not raw:
+        return env != "production"
+    if raw not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+        raise SettingsError(f"QAFILA_METRICS={raw!r} is not valid: expected 1 or 0")
+    return raw in ("1", "true", "yes", "on")
+
+
 def load_settings(environ: dict[str, str] | None = None, *, host: str | None = None, port: int | None = None,
                   crm_port: int | None = None) -> Settings:
     """`host`, `port`, `crm_port`: where `qafila serve` listens. The URLs the service prints and
@@ -205,5 +216,5 @@ def load_settings(environ: dict[str, str] | None = None, *, host: str | None = N
                     smtp_url=smtp_url,
                     cors_origins=origins,
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
-                    log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")),
+                    log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")), metrics=_metrics(e, env),
                     messaging=messaging_settings(e, env), **capacity_settings(e))

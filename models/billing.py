@@ -124,3 +124,27 @@ class Invoice(Model):
         table = "invoices"
         unique_together = (("merchant_id", "livemode", "sequence"),)
         indexes = (("merchant_id", "livemode", "created_at"), ("subscription_id",))
+
+
+class InvoiceDelivery(Model):
+    """The outbox of invoices a scheduler run (a renewal, a dunning retry) sends: written in the
+    run's transaction, sent after -- PDF rendered and mailed, or the document message -- by the
+    invoice deliveries worker, with retries (services.billing.deliveries)."""
+    id = fields.CharField(pk=True, max_length=40)                 # ivd_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="invoice_deliveries", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    invoice = fields.ForeignKeyField("billing.Invoice", related_name="deliveries", on_delete=fields.CASCADE)
+    channel = fields.CharField(max_length=12)                     # email | messaging
+    status = fields.CharField(max_length=12, default="pending")   # pending | sent | skipped | failed
+    attempts = fields.IntField(default=0)
+    next_attempt_at = fields.DatetimeField(null=True)
+    lease_owner = fields.CharField(max_length=80, null=True)
+    lease_until = fields.DatetimeField(null=True)
+    last_error = fields.CharField(max_length=200, null=True)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+    sent_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "invoice_deliveries"
+        indexes = (("status", "next_attempt_at"), ("invoice_id",))

@@ -126,7 +126,9 @@ class PaymentAttempt(Model):
 
     class Meta:
         table = "payment_attempts"
-        indexes = (("merchant_id", "livemode", "created_at"), ("provider", "created_at"))
+        # (payment_id, number): a payment's attempts in order, and the cascade of deleting payments
+        # (a merchant's) finds them without scanning every attempt.
+        indexes = (("merchant_id", "livemode", "created_at"), ("provider", "created_at"), ("payment_id", "number"))
 
 
 class LedgerEntry(Model):

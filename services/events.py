@@ -8,6 +8,7 @@ from typing import Any
 from models._rows import new
 from models.events import Event
 from services.ids import new_id
+from services.infra import telemetry
 from services.infra.runtime import runtime
 
 # Every type of payment-intents-v1.md plus those the merchant interface needs.
@@ -26,6 +27,7 @@ def build(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -
     """The event row, not yet saved: for a caller that writes it together with its change."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type}")
+    telemetry.event(type, obj)
     return new(Event, id=new_id("evt"), merchant_id=merchant_id, livemode=livemode, type=type,
                  object_id=obj.get("id") if isinstance(obj.get("id"), str) else None,
                  data=obj, created_at=runtime().clock.now())

@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -112,6 +113,9 @@ def test_serve_with_several_workers_shares_the_port_and_the_rate_limit(tmp_path)
             if "process 1 of 2" in line or "process 2 of 2" in line:
                 served.append(line)
         assert len(served) == 2, "two serving processes"
+        # Keep reading what the servers print (their workers send what the shared test database
+        # left pending: mail lines): a pipe nobody reads fills up and blocks them.
+        threading.Thread(target=proc.stdout.read, daemon=True).start()
 
         def get(path):
             req = urllib.request.Request(f"http://127.0.0.1:{main_port}{path}", headers={"Authorization": f"Bearer {sk}"})

@@ -12,7 +12,7 @@ import logging
 log = logging.getLogger("qafila.workers")
 
 WORKER_MODULES: list[str] = ["app.workers.webhooks", "app.workers.intents", "app.workers.housekeeping",
-                             "app.workers.scheduler", "app.workers.receipts"]
+                             "app.workers.scheduler", "app.workers.receipts", "app.workers.invoices"]
 
 
 async def poll_loop(stop: asyncio.Event, step, *, poll: float, name: str) -> None:

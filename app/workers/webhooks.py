@@ -7,7 +7,7 @@ import logging
 import os
 import socket
 
-from app import webhook_sender
+from app import metrics, webhook_sender
 from app.workers import poll_loop
 from services import webhooks
 from services.ids import random_token
@@ -26,7 +26,12 @@ async def run(backend, stop: asyncio.Event) -> None:
     owner = owner_name()
     log.info("webhook dispatcher %s started", owner)
 
+    observe = metrics.metrics().observe_webhooks if backend.settings.metrics else None
+
     async def step() -> bool:
-        return (await webhooks.run_once(owner=owner)).busy
+        stats = await webhooks.run_once(owner=owner)
+        if observe is not None:
+            observe(stats.delivered, stats.failed)
+        return stats.busy
     await poll_loop(stop, step, poll=POLL, name="webhook dispatcher")
     log.info("webhook dispatcher %s stopped", owner)

@@ -23,7 +23,7 @@ from models.billing import Subscription
 from models.payments import Customer
 from services import events, scheduler
 from services.payments import payments
-from services.billing import dates, invoices
+from services.billing import dates, deliveries, invoices
 from services.errors import InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import check_id, new_id
 from services.money.currencies import check_amount, check_currency
@@ -91,7 +91,7 @@ async def create_subscription(*, principal: Principal, data: dict) -> Subscripti
         await events.emit(merchant_id=sub.merchant_id, livemode=sub.livemode, type="subscription.created",
                           obj=subscription_object(sub))
     # The first period is billed at once, by the same code as every renewal.
-    await renew(sub.id, now)
+    await renew(sub.id, now, send_now=True)
     return await get_subscription(principal=principal, subscription_id=sub.id)
 
 
@@ -166,8 +166,11 @@ async def _claim(subscription_id: str) -> Subscription | None:
     return await Subscription.filter(id=subscription_id).select_for_update(skip_locked=True).first()
 
 
-async def _charge(s: Subscription, inv, attempt: str) -> str:
-    """Charge the saved card for `inv`; answers an outcome line. Declines raise PaymentDeclined."""
+async def _charge(s: Subscription, inv, attempt: str, *, send_now: bool = False) -> str:
+    """Charge the saved card for `inv`; answers an outcome line. Declines raise PaymentDeclined.
+    Without a saved card the invoice is sent: at once when `send_now` (the subscription's create,
+    its caller waiting), else queued in the run's transaction for the deliveries worker (a
+    scheduler run: a test clock advanced over hundreds of renewals never waits for their PDFs)."""
     principal = _principal(s)
     saved = await payments.saved_card_of(principal=principal, customer_id=s.customer_id)
     if saved is None:
@@ -175,6 +178,9 @@ async def _charge(s: Subscription, inv, attempt: str) -> str:
         channel = "email" if customer.email else "messaging" if customer.phone else None
         if channel is None:
             return f"invoice {inv.number} left open: the customer has no saved card, e-mail or phone"
+        if not send_now:
+            await deliveries.enqueue(inv, channel, now=s.updated_at)
+            return f"invoice {inv.number} queued to send by {channel}: no saved card"
         try:
             await invoices.send_invoice(principal=principal, invoice_id=inv.id, data={"channel": channel})
         except Exception as exc:  # noqa: BLE001 - the invoice stays open; the merchant can send it again
@@ -188,8 +194,8 @@ async def _charge(s: Subscription, inv, attempt: str) -> str:
     return f"invoice {inv.number} paid by {p.id}"
 
 
-async def renew(subscription_id: str, due: datetime) -> str | None:
-    """Bill the period that starts at `due` (a job run)."""
+async def renew(subscription_id: str, due: datetime, *, send_now: bool = False) -> str | None:
+    """Bill the period that starts at `due` (a job run; `send_now`: see `_charge`)."""
     async with in_transaction():
         s = await _claim(subscription_id)
         if s is None or s.status != "active" or s.next_billing_at is None or s.next_billing_at > due:
@@ -205,7 +211,7 @@ async def renew(subscription_id: str, due: datetime) -> str | None:
         s.period, s.current_period_start, s.current_period_end = n, start, end
         s.next_billing_at, s.latest_invoice_id, s.updated_at = end, inv.id, due
         try:
-            outcome = await _charge(s, inv, "renewal")
+            outcome = await _charge(s, inv, "renewal", send_now=send_now)
         except PaymentDeclined as exc:
             s.status, s.retry_count, s.next_retry_at = "past_due", 0, due + timedelta(days=RETRY_DAYS[0])
             await s.save()

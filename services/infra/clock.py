@@ -81,6 +81,16 @@ def process_clock() -> Clock:
     return _PROCESS
 
 
+def wall_now() -> datetime:
+    """The process clock's time even inside `running_at` (a job run dated in a test clock's
+    past or future): when a worker outside the run should pick up what the run queued."""
+    token = _AT.set(None)
+    try:
+        return process_clock().now()
+    finally:
+        _AT.reset(token)
+
+
 # ---------------------------------------------------------------- a merchant's test clock
 # The offset is stored per merchant (models.billing.TestClock); `services.billing.test_clock`
 # moves it (advance_clock), everything else only reads it here.
