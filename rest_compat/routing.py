@@ -138,8 +138,8 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 def check_request(route: Route, request: web.Request) -> None:
     """Hostile input refused in one place, before any handler runs: a path parameter `id` or
     `*_id` is an id (services.ids.check_id: malformed -> 400 naming it; any other is printable
-    and short), no query parameter holds a NUL, and a body has the route's media type (415
-    otherwise)."""
+    and short), no query parameter is empty or holds a NUL, and a body has the route's media
+    type (415 otherwise)."""
     for name, value in request.match_info.items():
         if name == "id" or name.endswith("_id"):
             check_id(value, name)
@@ -148,6 +148,8 @@ def check_request(route: Route, request: web.Request) -> None:
     for name, value in request.query.items():
         if "\x00" in name or "\x00" in value:
             reject_nul({name: value})
+        if not value:       # `?to=`: a parameter given without a value is a mistake, not "no filter"
+            raise ValidationError(f"{name} must not be empty (leave the parameter out instead)", param=name)
     if route.content_type is None or request.method not in _BODY_METHODS or not request.body_exists:
         return
     if "Content-Type" not in request.headers:

@@ -176,7 +176,10 @@ async def inbox(*, principal: CrmPrincipal, query: dict) -> Page:
     scope = _scope(principal)
     limit = check_limit(query.get("limit"))
     offset = _offset(query.get("starting_after"))
-    only_unread = query.get("unread") in ("1", "true")
+    unread = query.get("unread")
+    if unread not in (None, "1", "true", "0", "false"):
+        raise ValidationError("unread must be one of: 1, true, 0, false", param="unread")
+    only_unread = unread in ("1", "true")
     rows = await (Message.filter(**scope).annotate(last_at=Max("created_at"), n=Count("id"),
                                                    unread=Count("id", _filter=Q(read=False, direction="inbound")))
                   .group_by("customer_id", "phone").values("customer_id", "phone", "last_at", "n", "unread"))

@@ -212,7 +212,7 @@ def _check_client_secret(principal: Principal, intent: PaymentIntent, client_sec
         # A publishable key reaches an intent only with that intent's client secret.
         if client_secret is None:
             raise ValidationError("client_secret is required with a publishable key", param="client_secret")
-        if not hmac.compare_digest(str(client_secret), client_secret_of(intent)):
+        if not hmac.compare_digest(str(client_secret).encode(), client_secret_of(intent).encode()):   # bytes: any text
             raise NotFound("No such payment intent", param="id")
 
 
@@ -598,8 +598,8 @@ async def _confirm_cod(intent: PaymentIntent, return_url: str | None, now: datet
 # ---------------------------------------------------------------- 3-D Secure challenge
 
 def _check_challenge(intent: PaymentIntent | None, token: str | None) -> PaymentIntent:
-    if intent is None or not token or not hmac.compare_digest(
-            str(token), _sign(f"3ds:{intent.version}", intent.id, 32)):
+    if intent is None or not token or not hmac.compare_digest(      # bytes: a str of non-ASCII raises TypeError
+            str(token).encode(), _sign(f"3ds:{intent.version}", intent.id, 32).encode()):
         raise NotFound("No such 3-D Secure challenge", param="token")
     if intent.status != "requires_action":
         raise InvalidState(f"This challenge is over: the payment intent is {intent.status}")
