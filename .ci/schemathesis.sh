@@ -77,13 +77,13 @@ run() {
 }
 # Revoking keys and ending the session would revoke the credentials the run itself uses (the
 # runs reuse ids seen in responses); advancing the test clock by up to a year renews every
-# subscription the run created, day by day, which takes longer than a request may; sending a
-# CRM message needs a messaging platform (503 messaging_not_configured here): those operations
-# are covered by the pytest suite.
+# subscription the run created, day by day, which takes longer than a request may: those
+# operations are covered by the pytest suite. Sending a message needs a messaging platform,
+# which CI does not have: its 503 messaging_not_configured is not counted (the hooks' filter).
 run main-openapi "$API/openapi.json" --url "$API" -H "Authorization: Bearer $SK" --checks "$CHECKS" \
     --phases coverage,fuzzing --exclude-path-regex '(/revoke|/test-helpers/advance-clock)$'
 run crm-openapi "$CRM/openapi.json" --url "$CRM" -H "Authorization: Bearer $AT" --checks "$CHECKS" \
-    --phases coverage,fuzzing --exclude-path-regex '/auth/logout$' --exclude-path /api/messaging/send
+    --phases coverage,fuzzing --exclude-path-regex '/auth/logout$'
 run main-graphql "$API/graphql" -H "Authorization: Bearer $SK" --checks "$CHECKS" \
     --exclude-name Mutation.apiKeyRevoke --exclude-name Mutation.testClockAdvance
 run crm-graphql "$CRM/graphql" -H "Authorization: Bearer $AT" --checks "$CHECKS"

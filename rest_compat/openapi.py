@@ -90,8 +90,9 @@ def body(props: dict[str, dict], *, required: tuple[str, ...] = (), description:
 
 
 def at_least_one(*fields: str) -> dict:
-    """A body that needs one of these fields given (not null)."""
-    return {"anyOf": [{"required": [k], "properties": {k: {"not": {"type": "null"}}}} for k in fields]}
+    """A body that needs one of these fields given (not null, not a blank string)."""
+    given = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
+    return {"anyOf": [{"required": [k], "properties": {k: given}} for k in fields]}
 
 
 def amount(minimum: int = 1) -> dict:
@@ -109,6 +110,7 @@ def text(max_len: int, min_len: int = 0, **kw) -> dict:
 
 
 NOT_BLANK = r"\S"
+CLEARED = {"type": "string", "maxLength": 0, "description": "\"\" clears it"}
 # Unix seconds (services.validation.check_datetime's range), or an ISO 8601 date or date-time.
 UNIX_SECONDS = {"type": "string", "pattern": r"^[0-9]{1,11}$", "description": "Unix seconds"}
 WHEN = {"anyOf": [UNIX_SECONDS, {"type": "string", "format": "date-time"}, {"type": "string", "format": "date"}],
@@ -316,6 +318,8 @@ class Op:
     # date window: from <= to, at most `days` apart (`x-qafila-span`).
     distinct: tuple[tuple[str, str], ...] = ()
     span: tuple[str, str, int] | None = None
+    # Body fields holding a date or time that must be in the future (`x-qafila-future`).
+    future: tuple[str, ...] = ()
 
 
 # ---- merchant /api
@@ -328,7 +332,21 @@ CUSTOMER = shape({"id": STR, "object": const("customer"), "email": null(STR), "n
 CONDITION = {"type": "object", "required": ["field", "operator", "value"],
              "properties": {"field": enum(routing.CONDITION_FIELDS), "operator": enum(routing.OPERATORS),
                             "value": {"description": "a string, number, or a list of them for in / not_in"}}}
-CONDITION_IN = {**CONDITION, "additionalProperties": False}
+_INT_TEXT = {"type": "string", "pattern": r"^\s*-?[0-9]{1,15}\s*$"}
+_ANY_CASE = "|".join("".join(f"[{c.upper()}{c.lower()}]" for c in cur) for cur in money.CURRENCIES)
+CONDITION_IN = {   # services.payments.routing._check_conditions
+    **CONDITION, "additionalProperties": False,
+    "properties": {**CONDITION["properties"], "value": {
+        "anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}, text(200, 1),
+                  arr({"anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}, text(500, 1)]})],
+        "description": "a string, number, or a list of them for in / not_in"}},
+    "allOf": [
+        {"if": {"properties": {"operator": enum(("gt", "lt"))}}, "then": {"properties": {"field": const("amount")}}},
+        {"if": {"properties": {"field": const("amount")}},
+         "then": {"properties": {"value": {"anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT},
+                                                     _INT_TEXT, arr({"anyOf": [{"type": "integer"}, _INT_TEXT]})]}}}},
+        {"if": {"properties": {"field": const("currency"), "operator": enum(("equals", "not_equals"))}},
+         "then": {"properties": {"value": {"type": "string", "pattern": rf"^\s*(?:{_ANY_CASE})\s*$"}}}}]}
 RULE = shape({"id": STR, "object": const("routing_rule"), "name": STR, "strategy": enum(routing.STRATEGIES),
               "priority": INT, "status": enum(("active", "inactive")), "conditions": arr(CONDITION),
               "provider": null(STR), "created_at": TS})
@@ -354,7 +372,10 @@ PAYMENT = shape({
     optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS})
-CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
+CARD_IN = body({"number": {"type": "string", "pattern": r"^\s*(?:[0-9][ -]?){11,18}[0-9]\s*$",
+                           "description": "card number: 12 to 19 digits, spaces or dashes between; its last digit "
+                                          "must pass the Luhn check, and the card must not have expired (400 "
+                                          "otherwise: JSON Schema cannot state either)"},
                 "exp_month": {"type": "integer", "minimum": 1, "maximum": 12},
                 "exp_year": {"type": "integer", "minimum": 0, "maximum": 9999, "description": "YYYY or YY"},
                 "cvc": {"type": "string", "pattern": "^[0-9]{3,4}$"}},
@@ -464,9 +485,12 @@ MERCHANT: dict[tuple[str, str], Op] = {
         shape({"delivered": BOOL, "status_code": null(INT), "latency_ms": INT, "event_id": STR,
                "results": arr(shape({"endpoint_id": STR, "url": STR, "delivered": BOOL, "status_code": null(INT),
                                      "latency_ms": INT, "error": null(STR)}))}),
-        body({"event": EVENT_NAME, "endpoint": text(40, description="a whk_ id: only this endpoint")},
+        body({"event": EVENT_NAME, "endpoint": {"anyOf": [id_schema("whk"), CLEARED],
+                                                "description": "a whk_ id: only this endpoint (\"\": every one)"}},
              required=("event",)), errors=(404,)),
 }
+
+from services.billing import subscriptions as _subscriptions  # noqa: E402
 
 # ---- merchant /api: billing (rest_compat/merchant_billing.py). The enumerations are those of
 # services/billing (subscriptions.STATUSES, dates.INTERVALS, invoices.STATUSES/CHANNELS/LOCALES).
@@ -498,7 +522,10 @@ MERCHANT.update({
     ("POST", "/subscriptions"): Op(
         SUBSCRIPTION, body({"customer_id": text(64), "plan": text(200, 1), "amount": amount(), "currency": CURRENCY,
                             "interval": INTERVAL, "interval_count": {"type": "integer", "minimum": 1},
-                            "metadata": METADATA}, required=("customer_id", "plan", "amount", "currency", "interval")),
+                            "metadata": METADATA}, required=("customer_id", "plan", "amount", "currency", "interval"))
+        | {"allOf": [{"if": {"properties": {"interval": const(unit)}},
+                      "then": {"properties": {"interval_count": {"maximum": _subscriptions.MAX_SPAN_DAYS // days}}}}
+                     for unit, days in _subscriptions.INTERVAL_DAYS.items()]},
         errors=(402,), description="Bills the first period at once."),
     ("GET", "/subscriptions"): Op(list_of(SUBSCRIPTION, total=None),
                                   query=(*PAGE, q("status", SUBSCRIPTION_STATUS), q("customer_id", text(64)))),
@@ -511,9 +538,11 @@ MERCHANT.update({
                        "items": arr(body({"name": text(200, 1), "amount": amount(0),
                                           "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000}},
                                          required=("name", "amount")), minItems=1, maxItems=100),
-                       "due_date": DATE, "tax_rate": {"type": ["number", "string"], "description": "a percentage"},
+                       "due_date": DATE, "tax_rate": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
+                                                   {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
+                                         "description": "a percentage, at most 2 decimals"},
                        "locale": INVOICE_LOCALE, "metadata": METADATA},
-                      required=("customer_id", "currency", "items"))),
+                      required=("customer_id", "currency", "items")), future=("due_date",)),
     ("GET", "/invoices"): Op(list_of(INVOICE, total=None),
                              query=(*PAGE, q("status", INVOICE_STATUS), q("customer_id", text(64)),
                                     q("subscription_id", text(64)))),
@@ -523,7 +552,12 @@ MERCHANT.update({
     ("GET", "/merchant"): Op(PROFILE),
     ("PUT", "/merchant"): Op(PROFILE, {**body({"name": text(200, 1), "country": enum(MARKETS), "legal_name": text(200),
                                                "address": text(500), "tax_number": TAX_NUMBER}),
-                                       **at_least_one("name", "country", "legal_name", "address", "tax_number")}),
+                                       **at_least_one("name", "country", "legal_name", "address", "tax_number"),
+                                       "if": {"properties": {"country": const("SA")}, "required": ["country"]},
+                                       "then": {"properties": {"tax_number": {"anyOf": [
+                                           {"type": "string", "pattern": r"^\s*3[0-9]{13}3\s*$"}, {"type": "null"}]}}}},
+                             description="A Saudi merchant's (country SA, given or stored) tax_number is its VAT "
+                                         "number: 15 digits, first and last 3 (400 invalid_tax_number otherwise)."),
     ("GET", "/test-helpers/clock"): Op(CLOCK, description="Test mode only."),
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
@@ -597,7 +631,7 @@ MERCHANT.update({
         PAYMENT_LINK, body({"amount": amount(), "currency": CURRENCY, "description": text(500),
                             "expires_at": {"type": ["string", "integer"],
                                            "description": "ISO 8601 or Unix seconds, in the future"},
-                            "metadata": METADATA}, required=("amount", "currency"))),
+                            "metadata": METADATA}, required=("amount", "currency")), future=("expires_at",)),
     ("GET", "/payment-links"): Op(list_of(PAYMENT_LINK, total=None), query=(*PAGE, q("status", LINK_STATUS))),
     ("GET", "/payment-links/{id}"): Op(PAYMENT_LINK),
     ("PUT", "/payment-links/{id}/cancel"): Op(PAYMENT_LINK, description="400 when the link is already "
@@ -616,7 +650,7 @@ CRYPTO = shape({"asset": enum(crypto.ASSETS), "network": enum(crypto.NETWORKS), 
                 "detected_at": null(TS), "confirmed_at": null(TS), "transaction_hash": null(STR)})
 SPLIT = body({"merchant_id": {"type": "string", "pattern": "^mer_[0-9A-Za-z]{1,40}$"}, "amount": amount(),
               "currency": CURRENCY}, required=("merchant_id", "amount", "currency"))
-COD_ADDRESS = body({"line1": text(200, 1), "city": text(100, 1), "country": {"type": "string", "pattern": "^[A-Z]{2}$"},
+COD_ADDRESS = body({"line1": text(200, 1), "city": text(100, 1), "country": enum(MARKETS),
                     "postal_code": text(20)}, required=("line1", "city", "country"))
 INTENT = shape({
     "id": STR, "object": const("payment_intent"), "status": INTENT_STATUS, "amount": INT, "currency": CURRENCY,
@@ -630,16 +664,31 @@ INTENT = shape({
     "failure_code": null(STR), "failure_message": null(STR), "split": arr({"type": "object"}),
     "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR)},
     optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
-IDEMPOTENCY_KEY_BODY = text(255, description="may also be sent as the X-Idempotency-Key header")
+IDEMPOTENCY_KEY_BODY = text(255, pattern="^[ -~]*$", description="printable ASCII; may also be sent as the "
+                                                                   "X-Idempotency-Key header")
 INTENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "payment_method": enum(intents.METHODS),
     "crypto_asset": enum(crypto.ASSETS), "crypto_network": enum(crypto.NETWORKS),
-    "merchant_id": text(44, description="your own mer_ id"), "customer_id": text(64), "order_id": text(200),
+    "merchant_id": {"type": "string", "pattern": "^mer_[A-Za-z0-9]{24}$",
+                    "description": "your own mer_ id (400 merchant_id_mismatch otherwise: to pay others, use split)"}, "customer_id": text(64), "order_id": text(200),
     "description": text(1000), "statement_descriptor": text(22), "metadata": METADATA, "cod_address": COD_ADDRESS,
     "split": arr(SPLIT, maxItems=intents.MAX_SPLITS), "locale": enum(pricing.LOCALES),
     "idempotency_key": IDEMPOTENCY_KEY_BODY},
     required=("amount", "currency", "payment_method"),
-    description="crypto_asset and crypto_network are required for crypto; cod_address for cod")
+    description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
+                "given for crypto only; cod_address for cod only, in the currency of its country")
+NOT_GIVEN = {"type": "null"}
+INTENT_CREATE["allOf"] = [
+    {"if": {"properties": {"payment_method": const("crypto")}},
+     "then": {"required": ["crypto_asset", "crypto_network"],
+              "anyOf": [{"properties": {"crypto_asset": const(asset), "crypto_network": enum(nets)}}
+                        for asset, nets in crypto.PAIRS.items()]},
+     "else": {"properties": {"crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN}}},
+    {"if": {"properties": {"payment_method": const("cod")}},
+     "then": {"required": ["cod_address"],
+              "anyOf": [{"properties": {"cod_address": {"properties": {"country": const(country)}},
+                                        "currency": const(cur)}} for country, cur in pricing.MARKET_CURRENCY.items()]},
+     "else": {"properties": {"cod_address": NOT_GIVEN}}}]
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
                                        "exp_year": null(INT), "fingerprint": null(STR)}),
@@ -729,10 +778,10 @@ PIPELINE = shape({"object": const("pipeline_report"), "currency": CRM_CURRENCY,
 PASSWORD = {"type": "string", "minLength": 1, "maxLength": 200}
 NEW_PASSWORD = {"type": "string", "minLength": crm_accounts.MIN_PASSWORD, "maxLength": 200}
 EMAIL = text(254, format="email")
-CLEARED = {"type": "string", "maxLength": 0, "description": "\"\" clears it"}
 CRM_TAG = {"type": "string", "pattern": r"^\s*[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,39}\s*$"}       # services.crm.customers._TAG
-CRM_CUSTOMER_IN = {"name": text(200, 1), "email": {"anyOf": [EMAIL, CLEARED]}, "phone": {"anyOf": [E164, CLEARED]},
+CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": {"anyOf": [E164, CLEARED]},
                    "tags": arr(CRM_TAG, maxItems=20)}
+CRM_CUSTOMER_UPDATE = {**CRM_CUSTOMER_IN, "email": {"anyOf": [EMAIL, CLEARED]}}
 DEAL_IN = {"title": text(200, 1), "customer_id": text(40), "owner_id": text(40), "stage": enum(crm_deals.STAGES),
            "value": amount(0), "currency": CRM_CURRENCY, "probability": {"type": "integer", "minimum": 0, "maximum": 100}}
 CRM_PAGE = (LIMIT, STARTING_AFTER)
@@ -752,8 +801,10 @@ CRM: dict[tuple[str, str], Op] = {
         description="Ends the session of the refresh token, or without one that of the bearer access token."),
     ("GET", "/me"): Op(shape({"user": CRM_USER, "company": COMPANY})),
     ("PUT", "/company"): Op(
-        COMPANY, body({"name": text(200, 1), "commission_rate": {"type": ["string", "number"],
-                                                                  "description": "a decimal from 0 to 1"},
+        COMPANY, body({"name": text(200, 1), "commission_rate": {
+            "anyOf": [{"type": "number", "minimum": 0, "maximum": 1, "multipleOf": 0.000001},
+                      {"type": "string", "pattern": r"^(1(\.0{1,6})?|0?(\.[0-9]{1,6})?|0)$", "minLength": 1}],
+            "description": "a decimal from 0 to 1, at most 6 decimals"},
                        "currency": CRM_CURRENCY,
                        "phone_number_id": text(64, 1, description="the messaging platform's id of the number")}),
         errors=(403, 409)),
@@ -764,11 +815,11 @@ CRM: dict[tuple[str, str], Op] = {
     ("GET", "/customers"): Op(
         list_of(ref("CrmCustomer"), total="total_count", crm=True),
         query=(*CRM_PAGE, q("q", text(200), "search name, e-mail and phone"), q("search", text(200), "same as q"),
-               q("name", text(200)), q("email", text(254)), q("phone", E164), q("tag", text(40)),
+               q("name", text(200)), q("email", text(254)), q("phone", E164), q("tag", CRM_TAG),
                q("created_gte", WHEN), q("created_lte", WHEN))),
     ("POST", "/customers"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_IN, required=("name",))),
     ("GET", "/customers/{id}"): Op(CRM_CUSTOMER),
-    ("PUT", "/customers/{id}"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_IN)),
+    ("PUT", "/customers/{id}"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_UPDATE)),
     ("DELETE", "/customers/{id}"): Op(shape({"id": STR, "object": const("customer"),
                                              "deleted": {"type": "boolean", "const": True}})),
     ("GET", "/deals"): Op(
@@ -933,6 +984,9 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
     if op.distinct:
         out["x-qafila-distinct"] = [list(g) for g in op.distinct]
         rules += [f"{a} and {b} must differ." for a, b in op.distinct]
+    if op.future:
+        out["x-qafila-future"] = list(op.future)
+        rules.append(", ".join(op.future) + " must be in the future.")
     if op.span:
         out["x-qafila-span"] = list(op.span)
         rules.append("{1} needs {0}; {0} <= {1}, at most {2} days apart.".format(*op.span))
@@ -957,7 +1011,7 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
     if params:
         out["parameters"] = params
     if op.request is not None:
-        out["requestBody"] = {"required": bool(op.request.get("required")),
+        out["requestBody"] = {"required": bool(op.request.get("required") or op.request.get("anyOf")),
                               "content": {op.request_media: {"schema": request_schema(iface.name, op.request)}}}
     return out
 

@@ -217,8 +217,11 @@ def error_response(iface: Interface, request: web.Request, exc: Exception) -> we
     if isinstance(exc, web.HTTPNotFound):
         return _error_response(iface, NotFound(param=None), rid)
     if isinstance(exc, web.HTTPMethodNotAllowed):
+        # A fixed path (`/payments/create`) also matches its sibling `/payments/{id}`, whose
+        # methods the router adds; they do not apply to it (see _method_not_allowed).
+        allowed = _fixed_paths(iface).get(request.path[len(iface.prefix):]) or exc.allowed_methods
         err = DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed",
-                          status=405, headers={"Allow": ",".join(sorted(exc.allowed_methods))})
+                          status=405, headers={"Allow": ",".join(sorted(allowed))})
         return _error_response(iface, err, rid)
     if isinstance(exc, web.HTTPRequestEntityTooLarge):
         return _error_response(iface, ValidationError("Request body is too large", code="body_too_large",
@@ -242,8 +245,28 @@ def add_routes(app: web.Application, iface: Interface) -> list[web.AbstractRoute
             for route in iface.routes]
 
 
+def _fixed_paths(iface: Interface) -> dict[str, set[str]]:
+    """The methods of each path of the interface that has no parameter (`/payments/intent`)."""
+    out: dict[str, set[str]] = {}
+    for r in iface.routes:
+        if "{" not in r.path:
+            out.setdefault(r.path, set()).add(r.method)
+    return out
+
+
+def _method_not_allowed(fixed: dict[str, set[str]], prefix: str, request: web.Request) -> None:
+    """`GET /v1/payments/intent` reaches the route `GET /v1/payments/{id}` with the id "intent";
+    it is the fixed path `/payments/intent` asked with a method it does not take: 405, as the
+    router answers for any other fixed path, not a malformed id."""
+    allowed = fixed.get(request.path[len(prefix):])
+    if allowed and request.method not in allowed:
+        raise DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed", status=405,
+                          headers={"Allow": ",".join(sorted(allowed))})
+
+
 def _wrap(iface: Interface, route: Route):
     public = route.auth == "public"
+    fixed = _fixed_paths(iface) if "{" in route.path else {}
     allow_publishable = route.auth == "key_or_publishable"
     keyed_post = route.method == "POST"
 
@@ -265,7 +288,12 @@ def _wrap(iface: Interface, route: Route):
             if not state.allowed:
                 raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                                   headers=state.headers())
-            check_request(route, request)
+            try:
+                check_request(route, request)
+            except ValidationError as exc:
+                if exc.code == "invalid_id" and fixed:
+                    _method_not_allowed(fixed, iface.prefix, request)
+                raise
             call = Call(request, principal)
             key = call.idempotency_key if keyed_post else None
             if key and isinstance(principal, Principal) and route.idempotency == "route":

@@ -148,10 +148,38 @@ async def test_bodies_say_null_at_least_one_and_amount_limits(client):
     doc = await _doc(client)
     update = _body(doc, "/api/customers/{id}", "put")
     assert update["properties"]["name"]["type"] == ["string", "null"]           # null is "not given"
-    assert {"required": ["name"], "properties": {"name": {"not": {"type": "null"}}}} in update["anyOf"]
+    given = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
+    assert {"required": ["name"], "properties": {"name": given}} in update["anyOf"]        # at least one, not blank
+    assert doc["paths"]["/api/customers/{id}"]["put"]["requestBody"]["required"] is True
     create_ = _body(doc, "/api/payments/create", "post")
     assert create_["properties"]["amount"]["type"] == "integer"                  # required: not nullable
     limits = {rule["if"]["properties"]["currency"]["const"]: rule["then"]["properties"]["amount"]
               for rule in create_["allOf"]}
     for cur in ("KWD", "TRY", "IQD", "SAR"):
         assert limits[cur] == {"minimum": money.LIMITS[cur].minimum, "maximum": money.LIMITS[cur].maximum}, cur
+
+
+async def test_a_fixed_path_asked_with_another_method_is_a_405_not_a_malformed_id(client, merchant):
+    r = await client.get("/v1/payments/intent", headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 405 and r.headers["Allow"] == "POST" and body["error"]["code"] == "method_not_allowed", body
+    r = await client.get("/v1/payments/nope", headers=bearer(merchant.sk))          # a malformed id stays a 400
+    assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_id"
+
+
+async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client, merchant):
+    # a card intent confirmed without a payment method: the intent's method decides (not the body)
+    i = await create(client, merchant.sk)
+    r = await client.post(f"/v1/payments/{i['id']}/confirm", json={}, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 400 and body["error"]["code"] == "payment_method_required", body
+    assert body["error"]["param"] == "payment_method_id"
+    # a Saudi merchant's tax number is its VAT number, whether the country is given or stored
+    r = await client.put("/api/merchant", json={"country": "SA", "tax_number": "123"}, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 400 and body["error"]["code"] == "invalid_tax_number" and body["error"]["param"] == "tax_number"
+    assert (await client.put("/api/merchant", json={"country": "SA"}, headers=bearer(merchant.sk))).status == 200
+    r = await client.put("/api/merchant", json={"tax_number": "123"}, headers=bearer(merchant.sk))
+    assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_tax_number"
+    ok = await client.put("/api/merchant", json={"tax_number": "300000000000003"}, headers=bearer(merchant.sk))
+    assert ok.status == 200 and (await ok.json())["tax_number"] == "300000000000003"

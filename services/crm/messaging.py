@@ -228,11 +228,13 @@ async def mark_read(*, principal: CrmPrincipal, data: dict) -> int:
     phone = f.str("phone", max_len=32)
     f.reject_unknown()
     qs = Message.filter(**_scope(principal), direction="inbound", read=False)
+    if phone:
+        phone = normalize_phone(phone)          # checked even beside customer_id, which wins
     if customer_id:
         c = await get_customer(principal=principal, customer_id=customer_id, param="customer_id")
         qs = qs.filter(customer_id=c.id)
     elif phone:
-        qs = qs.filter(customer_id=None, phone=normalize_phone(phone))
+        qs = qs.filter(customer_id=None, phone=phone)
     else:
         raise ValidationError("customer_id or phone is required", param="customer_id")
     return await qs.update(read=True)

@@ -299,7 +299,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     merchant_id = f.str("merchant_id", max_len=44)
     if merchant_id is not None and merchant_id != principal.merchant_id:
         raise ValidationError("merchant_id must be your own merchant id (use split to pay others)",
-                              param="merchant_id")
+                              param="merchant_id", code="merchant_id_mismatch")
     customer_id = f.str("customer_id", max_len=64)
     order_id = f.str("order_id", max_len=200)
     description = f.str("description", max_len=1000)
@@ -467,7 +467,8 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     method = intent.payment_method
     if method in CARD_LIKE:
         if pm_id is None:
-            raise ValidationError("payment_method_id is required", param="payment_method_id")
+            raise ValidationError("payment_method_id is required", param="payment_method_id",
+                                  code="payment_method_required")      # for a card-like intent
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         return await _confirm_card(principal, intent, pm, return_url, now)
     if pm_id is not None:
