@@ -84,9 +84,13 @@ run main-openapi "$API/openapi.json" --url "$API" -H "Authorization: Bearer $SK"
     --phases coverage,fuzzing --exclude-path-regex '(/revoke|/test-helpers/advance-clock)$'
 run crm-openapi "$CRM/openapi.json" --url "$CRM" -H "Authorization: Bearer $AT" --checks "$CHECKS" \
     --phases coverage,fuzzing --exclude-path-regex '/auth/logout$'
-run main-graphql "$API/graphql" -H "Authorization: Bearer $SK" --checks "$CHECKS" \
+# GraphQL: all checks but schemathesis' not_a_server_error, which counts every error with a `path` as
+# a server failure (a query's not-found and authentication errors carry one, with extensions.status
+# 4xx: DESIGN.md); the hooks' qafila_no_server_error judges those by their status instead.
+GQL_CHECKS=(--checks "$CHECKS" --exclude-checks not_a_server_error)
+run main-graphql "$API/graphql" -H "Authorization: Bearer $SK" "${GQL_CHECKS[@]}" \
     --exclude-name Mutation.apiKeyRevoke --exclude-name Mutation.testClockAdvance
-run crm-graphql "$CRM/graphql" -H "Authorization: Bearer $AT" --checks "$CHECKS"
+run crm-graphql "$CRM/graphql" -H "Authorization: Bearer $AT" "${GQL_CHECKS[@]}"
 
 if grep -q "unexpected error" "$OUT/serve.err"; then
   echo "== server log: unexpected errors"

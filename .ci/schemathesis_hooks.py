@@ -1,6 +1,6 @@
 """Schemathesis hooks for .ci/schemathesis.sh (loaded through SCHEMATHESIS_HOOKS).
 
-- Strategies for Qafila's custom GraphQL scalars (MinorAmount, JSON).
+- Strategies for Qafila's custom GraphQL scalars (MinorAmount, JSON) and for ID (a well-formed id).
 - `qafila_no_server_error` for /graphql: Qafila answers an expected failure of a query (invalid
   input, not found, authentication) as a top-level error whose `extensions.status` is its HTTP
   status (DESIGN.md, schema/__init__.py format_error). Schemathesis' own GraphQL check counts
@@ -12,11 +12,12 @@
   `positive_data_acceptance` judges what the schema can say:
   * a card number's Luhn check digit (a `number` beside `exp_month` in a body): its last digit
     is set so the check holds, and the card's `exp_year` three years ahead (not expired);
+  * lines whose total passes the currency's maximum (`x-qafila-total`): capped to their share;
   * a date or time that must be in the future (`x-qafila-future`): set a month ahead, in the
     type generated (a date, a date-time, Unix seconds);
   * `starting_after` must be an id of the list being paged (400 otherwise): left out;
-  * `Idempotency-Key` and `X-Idempotency-Key` both given must agree (400 otherwise): the
-    first one's value is sent in both;
+  * `Idempotency-Key`, `X-Idempotency-Key` and a body's `idempotency_key` given together must
+    agree (400 otherwise): one value is sent in all;
   * query parameters that exclude each other (the operation's `x-qafila-exclusive`, e.g.
     `period` and `from`/`to`): the later ones are left out;
   * a date window (`x-qafila-span`: from, to, days): `to` is set to `from` (or `from` to `to`);
@@ -41,6 +42,10 @@ from schemathesis.openapi.checks import RejectedPositiveData
 
 schemathesis.graphql.scalar("MinorAmount", st.integers(min_value=-1, max_value=10**13).map(nodes.Int))
 schemathesis.graphql.scalar("JSON", st.sampled_from([nodes.Object([]), nodes.String("x"), nodes.Int(1)]))
+# An ID argument is a Qafila id (services.ids: prefix_ and 24 letters or digits), as the REST documents'
+# patterns say; GraphQL's ID type cannot. A malformed one is refused before execution (400 invalid_id,
+# no `path`), which schemathesis would count as a refused valid query.
+schemathesis.graphql.scalar("ID", st.from_regex(r"\A[a-z]{2,4}_[A-Za-z0-9]{24}\Z").map(nodes.String))
 
 
 @schemathesis.check
@@ -95,8 +100,13 @@ def before_call(context, case, kwargs):
         return
     if isinstance(case.body, (dict, list)):
         _fix_cards(case.body)
-    if isinstance(case.headers, MutableMapping) and "X-Idempotency-Key" in case.headers and "Idempotency-Key" in case.headers:
-        case.headers["Idempotency-Key"] = case.headers["X-Idempotency-Key"]
+    if isinstance(case.headers, MutableMapping):
+        key = case.headers.get("X-Idempotency-Key") or case.headers.get("Idempotency-Key")
+        for name in ("X-Idempotency-Key", "Idempotency-Key"):
+            if name in case.headers:
+                case.headers[name] = key or ""
+        if key and isinstance(case.body, MutableMapping) and case.body.get("idempotency_key"):
+            case.body["idempotency_key"] = key
     if isinstance(case.query, MutableMapping):
         case.query.pop("starting_after", None)
         raw = getattr(getattr(case.operation, "definition", None), "raw", None) or {}
@@ -111,6 +121,9 @@ def before_call(context, case, kwargs):
                 case.query[start] = case.query[end] = value
     if isinstance(case.body, MutableMapping):
         raw = getattr(getattr(case.operation, "definition", None), "raw", None) or {}
+        total = raw.get("x-qafila-total")
+        if total and isinstance(case.body.get(total["fields"][0]), list):
+            _cap_total(case.body, total)
         for name in raw.get("x-qafila-future", ()):
             if case.body.get(name) is not None:
                 case.body[name] = _future(case.body[name])
@@ -120,6 +133,22 @@ def before_call(context, case, kwargs):
                 others = [v for v in values if v != case.body[first]]
                 if others:
                     case.body[second] = others[0]
+
+
+def _cap_total(body, total) -> None:
+    """Lines whose amount x quantity adds up beyond the currency's maximum: each line one unit of
+    at most its share (tax included: half of it)."""
+    items, amount, quantity = total["fields"]
+    cap = total["maximum"].get(body.get("currency"))
+    lines = [x for x in body[items] if isinstance(x, dict) and isinstance(x.get(amount), (int, float))]
+    if not cap or not lines:
+        return
+    if sum(x[amount] * (x.get(quantity) or 1) for x in lines) * 2 > cap:
+        share = cap // (2 * len(lines))
+        for x in lines:
+            x[amount] = min(int(x[amount]), share)
+            if quantity in x:
+                x[quantity] = 1
 
 
 def _future(value):
@@ -142,9 +171,10 @@ def _enum_of(case, field: str) -> list:
 # Error codes of a 400 that depends on stored state, not on the request (services/: InvalidState
 # and the ValidationErrors raised with these codes).
 STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has_no_email", "deal_won",
-                         "no_webhook_endpoint", "payment_intent_expired", "too_many_endpoints",
+                         "no_webhook_endpoint", "payment_intent_expired", "too_many_endpoints", "too_many_rules",
                          "exchange_rate_missing", "amount_too_large", "payment_method_required",
-                         "live_mode_required", "invalid_tax_number", "merchant_id_mismatch"})
+                         "payment_method_not_used", "live_mode_required", "invalid_tax_number", "merchant_id_mismatch",
+                         "resource_missing"})
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 CONFIG_CODES = frozenset({"messaging_not_configured"})
 

@@ -89,9 +89,11 @@ def body(props: dict[str, dict], *, required: tuple[str, ...] = (), description:
     return out
 
 
-def at_least_one(*fields: str) -> dict:
-    """A body that needs one of these fields given (not null, not a blank string)."""
-    given = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
+def at_least_one(*fields: str, blank_counts: bool = False) -> dict:
+    """A body that needs one of these fields given: not null, and unless `blank_counts` (an
+    update that stores "" as given), not a blank string."""
+    given = {"not": {"type": "null"}} if blank_counts else \
+        {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
     return {"anyOf": [{"required": [k], "properties": {k: given}} for k in fields]}
 
 
@@ -110,6 +112,7 @@ def text(max_len: int, min_len: int = 0, **kw) -> dict:
 
 
 NOT_BLANK = r"\S"
+KEY_TEXT = text(255, pattern="^[ -~]*$", description="printable ASCII")      # an idempotency key (services.idempotency)
 CLEARED = {"type": "string", "maxLength": 0, "description": "\"\" clears it"}
 # Unix seconds (services.validation.check_datetime's range), or an ISO 8601 date or date-time.
 UNIX_SECONDS = {"type": "string", "pattern": r"^[0-9]{1,11}$", "description": "Unix seconds"}
@@ -210,12 +213,22 @@ def _prefix(iface_name: str, word: str) -> str | None:
 
 
 def _plain_string(schema: dict) -> bool:
-    return schema.get("type") == "string" and not {"enum", "const", "pattern", "format"} & schema.keys()
+    return schema.get("type") == "string" and not {"enum", "const", "pattern", "format", FOREIGN} & schema.keys()
+
+
+# `*_id` names that hold someone else's id, not one of ours; or `foreign(schema)` for one field.
+FOREIGN_IDS = frozenset({"order_id", "phone_number_id", "platform_message_id"})
+FOREIGN = "x-qafila-foreign-id"
+
+
+def foreign(schema: dict) -> dict:
+    """A `*_id` field that holds the caller's own reference, any text (not one of our ids)."""
+    return {**schema, FOREIGN: True}
 
 
 def _reference(iface_name: str, name: str, schema: dict) -> dict | None:
     """The id schema of a field or parameter that names an object, else None."""
-    if not _plain_string(schema):
+    if not _plain_string(schema) or name in FOREIGN_IDS:
         return None
     word = name[:-3] if name.endswith("_id") else name
     if name.endswith("_id") or _prefix(iface_name, word):
@@ -285,10 +298,11 @@ def request_schema(iface_name: str, schema: Any) -> Any:
     props = out.get("properties")
     if isinstance(props, dict):
         required = set(out.get("required", ()))
+        fields = out.get("additionalProperties") is False         # a body(), not a constraint on one
         new = {}
         for name, sub in props.items():
             sub = _reference(iface_name, name, sub) or request_schema(iface_name, sub)
-            new[name] = sub if name in required or not sub else _nullable(sub)
+            new[name] = sub if name in required or not sub or not fields else _nullable(sub)
         out["properties"] = new
         if "amount" in props and "currency" in props:
             out["allOf"] = [*out.get("allOf", ()), *amount_limits(props)]
@@ -320,6 +334,9 @@ class Op:
     span: tuple[str, str, int] | None = None
     # Body fields holding a date or time that must be in the future (`x-qafila-future`).
     future: tuple[str, ...] = ()
+    # (list, amount, quantity): the list's amount x quantity is at most the currency's maximum
+    # (`x-qafila-total`: the maxima by currency).
+    total: tuple[str, str, str] | None = None
 
 
 # ---- merchant /api
@@ -332,19 +349,19 @@ CUSTOMER = shape({"id": STR, "object": const("customer"), "email": null(STR), "n
 CONDITION = {"type": "object", "required": ["field", "operator", "value"],
              "properties": {"field": enum(routing.CONDITION_FIELDS), "operator": enum(routing.OPERATORS),
                             "value": {"description": "a string, number, or a list of them for in / not_in"}}}
-_INT_TEXT = {"type": "string", "pattern": r"^\s*-?[0-9]{1,15}\s*$"}
+_INT_TEXT = {"type": "string", "pattern": r"^\s*-?[0-9]+\s*$"}
 _ANY_CASE = "|".join("".join(f"[{c.upper()}{c.lower()}]" for c in cur) for cur in money.CURRENCIES)
 CONDITION_IN = {   # services.payments.routing._check_conditions
     **CONDITION, "additionalProperties": False,
     "properties": {**CONDITION["properties"], "value": {
-        "anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}, text(200, 1),
-                  arr({"anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT}, text(500, 1)]})],
+        "anyOf": [{"type": "integer"}, text(200, 1),
+                  arr({"anyOf": [{"type": "integer"}, text(500, 1)]})],
         "description": "a string, number, or a list of them for in / not_in"}},
     "allOf": [
         {"if": {"properties": {"operator": enum(("gt", "lt"))}}, "then": {"properties": {"field": const("amount")}}},
         {"if": {"properties": {"field": const("amount")}},
-         "then": {"properties": {"value": {"anyOf": [{"type": "integer", "minimum": -MAX_INT, "maximum": MAX_INT},
-                                                     _INT_TEXT, arr({"anyOf": [{"type": "integer"}, _INT_TEXT]})]}}}},
+         "then": {"properties": {"value": {"anyOf": [{"type": "integer"}, _INT_TEXT,
+                                                     arr({"anyOf": [{"type": "integer"}, _INT_TEXT]})]}}}},
         {"if": {"properties": {"field": const("currency"), "operator": enum(("equals", "not_equals"))}},
          "then": {"properties": {"value": {"type": "string", "pattern": rf"^\s*(?:{_ANY_CASE})\s*$"}}}}]}
 RULE = shape({"id": STR, "object": const("routing_rule"), "name": STR, "strategy": enum(routing.STRATEGIES),
@@ -389,7 +406,7 @@ PAYMENT_CREATE = body({
                             "billing_country": {"type": "string", "pattern": "^[A-Za-z]{2}$"}}, required=("card",)),
     "customer": body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE}),
     "customer_id": text(40), "metadata": METADATA, "description": text(500), "capture": BOOL,
-    "capture_method": enum(("automatic", "manual")), "idempotency_key": text(255)},
+    "capture_method": enum(("automatic", "manual")), "idempotency_key": KEY_TEXT},
     required=("amount", "currency", "payment_method"))
 ENDPOINT = shape({"id": STR, "object": const("webhook_endpoint"), "url": STR, "status": enum(("active", "disabled")),
                   "events": arr(STR), "livemode": BOOL, "created_at": TS})
@@ -435,13 +452,15 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("PUT", "/customers/{id}"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
                            "metadata": METADATA}, description="at least one field"),
-                   **at_least_one("email", "name", "phone", "metadata")}),
+                   **at_least_one("email", "name", "phone", "metadata", blank_counts=True)}),
     ("GET", "/routing/rules"): Op(list_of(RULE)),
     ("POST", "/routing/rules"): Op(
         RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
                     "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
                     "status": enum(("active", "inactive")), "conditions": arr(CONDITION_IN, maxItems=20)},
-                   required=("name",))),
+                   required=("name",))
+        | {"if": {"properties": {"strategy": const("fixed")}, "required": ["strategy"]},
+           "then": {"required": ["provider"], "properties": {"provider": PROVIDER}}}),
     ("PUT", "/routing/rules/{id}"): Op(
         RULE, {**body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
                        "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
@@ -542,7 +561,12 @@ MERCHANT.update({
                                                    {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
                                          "description": "a percentage, at most 2 decimals"},
                        "locale": INVOICE_LOCALE, "metadata": METADATA},
-                      required=("customer_id", "currency", "items")), future=("due_date",)),
+                      required=("customer_id", "currency", "items"))
+        | {"allOf": [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},
+                      "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
+                     for cur, lim in money.LIMITS.items()]},
+        future=("due_date",), total=("items", "amount", "quantity"),
+        description="The total (items' amount x quantity, plus tax) is at most the currency's maximum payment."),
     ("GET", "/invoices"): Op(list_of(INVOICE, total=None),
                              query=(*PAGE, q("status", INVOICE_STATUS), q("customer_id", text(64)),
                                     q("subscription_id", text(64)))),
@@ -552,7 +576,8 @@ MERCHANT.update({
     ("GET", "/merchant"): Op(PROFILE),
     ("PUT", "/merchant"): Op(PROFILE, {**body({"name": text(200, 1), "country": enum(MARKETS), "legal_name": text(200),
                                                "address": text(500), "tax_number": TAX_NUMBER}),
-                                       **at_least_one("name", "country", "legal_name", "address", "tax_number"),
+                                       **at_least_one("name", "country", "legal_name", "address", "tax_number",
+                                                      blank_counts=True),
                                        "if": {"properties": {"country": const("SA")}, "required": ["country"]},
                                        "then": {"properties": {"tax_number": {"anyOf": [
                                            {"type": "string", "pattern": r"^\s*3[0-9]{13}3\s*$"}, {"type": "null"}]}}}},
@@ -664,13 +689,14 @@ INTENT = shape({
     "failure_code": null(STR), "failure_message": null(STR), "split": arr({"type": "object"}),
     "crypto": CRYPTO, "qr_code_url": STR, "cod_address": {"type": "object"}, "cod_status": null(STR)},
     optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt"))
-IDEMPOTENCY_KEY_BODY = text(255, pattern="^[ -~]*$", description="printable ASCII; may also be sent as the "
-                                                                   "X-Idempotency-Key header")
+IDEMPOTENCY_KEY_BODY = {**KEY_TEXT, "description": "may also be sent as the X-Idempotency-Key header (both "
+                                                    "given must agree)"}
 INTENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "payment_method": enum(intents.METHODS),
     "crypto_asset": enum(crypto.ASSETS), "crypto_network": enum(crypto.NETWORKS),
     "merchant_id": {"type": "string", "pattern": "^mer_[A-Za-z0-9]{24}$",
-                    "description": "your own mer_ id (400 merchant_id_mismatch otherwise: to pay others, use split)"}, "customer_id": text(64), "order_id": text(200),
+                    "description": "your own mer_ id (400 merchant_id_mismatch otherwise: to pay others, use split)"}, 
+    "customer_id": foreign(text(64, description="your reference of the buyer")), "order_id": text(200),
     "description": text(1000), "statement_descriptor": text(22), "metadata": METADATA, "cod_address": COD_ADDRESS,
     "split": arr(SPLIT, maxItems=intents.MAX_SPLITS), "locale": enum(pricing.LOCALES),
     "idempotency_key": IDEMPOTENCY_KEY_BODY},
@@ -678,17 +704,21 @@ INTENT_CREATE = body({
     description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
                 "given for crypto only; cod_address for cod only, in the currency of its country")
 NOT_GIVEN = {"type": "null"}
-INTENT_CREATE["allOf"] = [
-    {"if": {"properties": {"payment_method": const("crypto")}},
-     "then": {"required": ["crypto_asset", "crypto_network"],
-              "anyOf": [{"properties": {"crypto_asset": const(asset), "crypto_network": enum(nets)}}
-                        for asset, nets in crypto.PAIRS.items()]},
-     "else": {"properties": {"crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN}}},
-    {"if": {"properties": {"payment_method": const("cod")}},
-     "then": {"required": ["cod_address"],
-              "anyOf": [{"properties": {"cod_address": {"properties": {"country": const(country)}},
-                                        "currency": const(cur)}} for country, cur in pricing.MARKET_CURRENCY.items()]},
-     "else": {"properties": {"cod_address": NOT_GIVEN}}}]
+INTENT_CREATE["allOf"] = [      # a split is paid in the payment's currency
+    {"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},
+     "then": {"properties": {"split": {"anyOf": [{"type": "null"}, arr({"properties": {"currency": const(cur)}})]}}}}
+    for cur in money.CURRENCIES]
+INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets
+    {"properties": {"payment_method": enum(m for m in intents.METHODS if m not in ("crypto", "cod")),
+                    "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}},
+    *({"required": ["crypto_asset", "crypto_network"],
+       "properties": {"payment_method": const("crypto"), "crypto_asset": const(asset), "crypto_network": enum(nets),
+                      "cod_address": NOT_GIVEN}} for asset, nets in crypto.PAIRS.items()),
+    *({"required": ["cod_address"],
+       "properties": {"payment_method": const("cod"), "currency": const(cur),
+                      "cod_address": {"type": "object", "properties": {"country": const(country)}},
+                      "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN}}
+      for country, cur in pricing.MARKET_CURRENCY.items())]
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
                                        "exp_year": null(INT), "fingerprint": null(STR)}),
@@ -858,7 +888,8 @@ CRM: dict[tuple[str, str], Op] = {
                  "text": text(4096, 1)}, required=("text",)), **at_least_one("customer_id", "to")},
         errors=(404, 502)),
     ("POST", "/messaging/read"): Op(shape({"object": const("read_receipt"), "marked": INT}),
-                                   {**body({"customer_id": text(40), "phone": {"anyOf": [E164, CLEARED]}}),
+                                   {**body({"customer_id": {"anyOf": [id_schema("ccu"), CLEARED]},
+                                            "phone": {"anyOf": [E164, CLEARED]}}),
                                     **at_least_one("customer_id", "phone")}, errors=(404,)),
     ("GET", "/reports/revenue"): Op(
         REVENUE, query=(q("currency", CRM_CURRENCY, "target currency (the company's by default)"),
@@ -944,7 +975,7 @@ SECURITY_SCHEMES = {
     "crmAccessToken": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                        "description": "The CRM access token of signup, login or refresh (15 minutes)."},
 }
-KEY_HEADER = text(255, pattern="^[ -~]*$")     # printable ASCII (services.idempotency); "" is no key
+KEY_HEADER = KEY_TEXT      # "" is no key
 IDEMPOTENCY_HEADERS = (
     Param("X-Idempotency-Key", KEY_HEADER, "replays the first answer for the same key and parameters; "
           "other parameters: 409 idempotency_conflict", "header"),
@@ -984,6 +1015,9 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
     if op.distinct:
         out["x-qafila-distinct"] = [list(g) for g in op.distinct]
         rules += [f"{a} and {b} must differ." for a, b in op.distinct]
+    if op.total:
+        out["x-qafila-total"] = {"fields": list(op.total),
+                                 "maximum": {cur: lim.maximum for cur, lim in money.LIMITS.items()}}
     if op.future:
         out["x-qafila-future"] = list(op.future)
         rules.append(", ".join(op.future) + " must be in the future.")

@@ -148,8 +148,10 @@ async def test_bodies_say_null_at_least_one_and_amount_limits(client):
     doc = await _doc(client)
     update = _body(doc, "/api/customers/{id}", "put")
     assert update["properties"]["name"]["type"] == ["string", "null"]           # null is "not given"
+    # at least one field: on create not null nor blank ("" is "not given"), on update not null ("" is stored)
     given = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
-    assert {"required": ["name"], "properties": {"name": given}} in update["anyOf"]        # at least one, not blank
+    assert {"required": ["name"], "properties": {"name": given}} in _body(doc, "/api/customers", "post")["anyOf"]
+    assert {"required": ["name"], "properties": {"name": {"not": {"type": "null"}}}} in update["anyOf"]
     assert doc["paths"]["/api/customers/{id}"]["put"]["requestBody"]["required"] is True
     create_ = _body(doc, "/api/payments/create", "post")
     assert create_["properties"]["amount"]["type"] == "integer"                  # required: not nullable
@@ -174,6 +176,12 @@ async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client,
     body = await r.json()
     assert r.status == 400 and body["error"]["code"] == "payment_method_required", body
     assert body["error"]["param"] == "payment_method_id"
+    qr = await create(client, merchant.sk, payment_method="crypto", crypto_asset="USDT", crypto_network="trc20")
+    body = await confirm(client, merchant.sk, qr["id"], payment_method_id="pm_card_visa", expect=400)
+    assert body["error"]["code"] == "payment_method_not_used" and body["error"]["param"] == "payment_method_id"
+    # merchant_id in an intent is the caller's own: another is refused with its own code
+    body = await create(client, merchant.sk, merchant_id="mer_" + "x" * 24, expect=400)
+    assert body["error"]["code"] == "merchant_id_mismatch" and body["error"]["param"] == "merchant_id"
     # a Saudi merchant's tax number is its VAT number, whether the country is given or stored
     r = await client.put("/api/merchant", json={"country": "SA", "tax_number": "123"}, headers=bearer(merchant.sk))
     body = await r.json()

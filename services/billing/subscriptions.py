@@ -77,7 +77,8 @@ async def create_subscription(*, principal: Principal, data: dict) -> Subscripti
     except ValidationError:
         customer = None
     if customer is None:
-        raise ValidationError("customer_id is not a customer of this merchant in this mode", param="customer_id")
+        raise ValidationError("customer_id is not a customer of this merchant in this mode", param="customer_id",
+                              code="resource_missing")
     now = await test_clock.now_for(principal)
     sub = Subscription(id=new_id("sub"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                        customer_id=customer.id, plan=plan, amount=amount, currency=currency, interval=interval,

@@ -472,7 +472,8 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         return await _confirm_card(principal, intent, pm, return_url, now)
     if pm_id is not None:
-        raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id")
+        raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id",
+                              code="payment_method_not_used")       # the intent's method decides
     if method == "crypto":
         return await _confirm_crypto(intent, return_url, now)
     return await _confirm_cod(intent, return_url, now)

@@ -404,7 +404,8 @@ async def create_rule(*, principal: Principal, data: dict) -> RoutingRule:
     async with in_transaction():
         count = await RoutingRule.filter(**principal.scope).count()
         if count >= MAX_RULES:
-            raise ValidationError(f"a merchant may have at most {MAX_RULES} routing rules", param="name")
+            raise ValidationError(f"a merchant may have at most {MAX_RULES} routing rules", param="name",
+                                  code="too_many_rules")
         if priority is None:      # after the existing rules
             last = await RoutingRule.filter(**principal.scope).order_by("-priority").first()
             priority = (last.priority + 10) if last else 10
