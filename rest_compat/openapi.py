@@ -537,6 +537,13 @@ CLOCK = shape({"object": const("test_clock"), "now": TS, "livemode": BOOL, "offs
                "summary": {"type": "object"}},
               optional=("offset_seconds", "previous", "ran", "summary"))
 
+TAX_RATE = {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
+                      {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
+            "description": "a percentage, at most 2 decimals (services.billing.invoices.parse_tax_rate)"}
+ITEM_LIMITS = [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},    # a line's amount
+                "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
+               for cur, lim in money.LIMITS.items()]
+
 MERCHANT.update({
     ("POST", "/subscriptions"): Op(
         SUBSCRIPTION, body({"customer_id": text(64), "plan": text(200, 1), "amount": amount(), "currency": CURRENCY,
@@ -557,14 +564,8 @@ MERCHANT.update({
                        "items": arr(body({"name": text(200, 1), "amount": amount(0),
                                           "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000}},
                                          required=("name", "amount")), minItems=1, maxItems=100),
-                       "due_date": DATE, "tax_rate": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
-                                                   {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
-                                         "description": "a percentage, at most 2 decimals"},
-                       "locale": INVOICE_LOCALE, "metadata": METADATA},
-                      required=("customer_id", "currency", "items"))
-        | {"allOf": [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},
-                      "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
-                     for cur, lim in money.LIMITS.items()]},
+                       "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
+                      required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
         future=("due_date",), total=("items", "amount", "quantity"),
         description="The total (items' amount x quantity, plus tax) is at most the currency's maximum payment."),
     ("GET", "/invoices"): Op(list_of(INVOICE, total=None),
