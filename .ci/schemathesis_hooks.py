@@ -12,6 +12,7 @@
   `positive_data_acceptance` judges what the schema can say:
   * a card number's Luhn check digit (a `number` beside `exp_month` in a body): its last digit
     is set so the check holds, and the card's `exp_year` three years ahead (not expired);
+  * list items whose field must equal the body's (`x-qafila-same`, a split's currency): set so;
   * lines whose total passes the currency's maximum (`x-qafila-total`): capped to their share;
   * a date or time that must be in the future (`x-qafila-future`): set a month ahead, in the
     type generated (a date, a date-time, Unix seconds);
@@ -138,6 +139,11 @@ def before_call(context, case, kwargs):
         total = raw.get("x-qafila-total")
         if total and isinstance(case.body.get(total["fields"][0]), list):
             _cap_total(case.body, total)
+        for items, field in raw.get("x-qafila-same", ()):
+            listed = case.body.get(items)
+            for item in listed if isinstance(listed, list) else ():
+                if isinstance(item, MutableMapping) and field in item:
+                    item[field] = case.body.get(field)
         for name in raw.get("x-qafila-future", ()):
             if case.body.get(name) is not None:
                 case.body[name] = _future(case.body[name])

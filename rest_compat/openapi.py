@@ -332,6 +332,8 @@ class Op:
     # date window: from <= to, at most `days` apart (`x-qafila-span`).
     distinct: tuple[tuple[str, str], ...] = ()
     span: tuple[str, str, int] | None = None
+    # (list, field): each item's `field` equals the body's (`x-qafila-same`: a split's currency).
+    same: tuple[tuple[str, str], ...] = ()
     # Body fields holding a date or time that must be in the future (`x-qafila-future`).
     future: tuple[str, ...] = ()
     # (list, amount, quantity): the list's amount x quantity is at most the currency's maximum
@@ -399,7 +401,8 @@ CARD_IN = body({"number": {"type": "string", "pattern": r"^\s*(?:[0-9][ -]?){11,
                required=("number", "exp_month", "exp_year"))
 PROVIDER = enum(registry.names())
 ROUTING_IN = {"description": "a strategy name, a provider name, or {strategy, provider}",
-              "oneOf": [text(40), body({"strategy": enum(routing.STRATEGIES), "provider": text(40)})]}
+              "oneOf": [enum([*(s for s in routing.STRATEGIES if s != "fixed"), *registry.names()]),
+                        body({"strategy": enum(routing.STRATEGIES), "provider": PROVIDER})]}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
     "payment_method": body({"type": enum(("card",)), "card": CARD_IN,
@@ -705,10 +708,6 @@ INTENT_CREATE = body({
     description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
                 "given for crypto only; cod_address for cod only, in the currency of its country")
 NOT_GIVEN = {"type": "null"}
-INTENT_CREATE["allOf"] = [      # a split is paid in the payment's currency
-    {"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},
-     "then": {"properties": {"split": {"anyOf": [{"type": "null"}, arr({"properties": {"currency": const(cur)}})]}}}}
-    for cur in money.CURRENCIES]
 INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets
     {"properties": {"payment_method": enum(m for m in intents.METHODS if m not in ("crypto", "cod")),
                     "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}},
@@ -727,7 +726,7 @@ PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": ST
 UNIX_OR_ISO = UNIX_SECONDS
 
 V1: dict[tuple[str, str], Op] = {
-    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409)),
+    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),)),
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
@@ -1019,6 +1018,9 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
     if op.total:
         out["x-qafila-total"] = {"fields": list(op.total),
                                  "maximum": {cur: lim.maximum for cur, lim in money.LIMITS.items()}}
+    if op.same:
+        out["x-qafila-same"] = [list(g) for g in op.same]
+        rules += [f"each {items}[].{field} must be the {field}." for items, field in op.same]
     if op.future:
         out["x-qafila-future"] = list(op.future)
         rules.append(", ".join(op.future) + " must be in the future.")
