@@ -43,6 +43,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
+for _ in $(seq 1 60); do [ -s "$OUT/serve.out" ] && break; sleep 0.5; done   # --demo's keys, printed first
 SK=$(head -1 "$OUT/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret_key"])')   # --demo's keys
 AT=$(curl -sf -X POST "$CRM/api/auth/signup" -H 'Content-Type: application/json' \
      -d "{\"email\": \"schemathesis-$(date +%s)-$RANDOM@example.com\", \"password\": \"Correct-Horse-9-Battery\", \"name\": \"Schemathesis\", \"company_name\": \"Schemathesis\"}" \

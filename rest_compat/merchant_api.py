@@ -19,9 +19,14 @@ DOCUMENTED_MESSAGES = {
 }
 
 
+# 400s about the request's content (their own codes let a client, and the schemathesis hooks, tell a
+# reference to a missing object or a limit from a malformed field); any other 400 is a refused move.
+INVALID_BODY_CODES = ("invalid_request", "invalid_json", "resource_missing", "invalid_tax_number", "too_many_rules")
+
+
 def render_error(err: DomainError, rid: str) -> dict:
     message = DOCUMENTED_MESSAGES.get(err.status, err.message)
-    if err.status == 400 and err.code not in ("invalid_request", "invalid_json"):
+    if err.status == 400 and err.code not in INVALID_BODY_CODES:
         message = err.message      # a refused transition says what is wrong, not "invalid body"
     return {"error": {"type": err.type, "code": err.code, "message": message, "param": err.param,
                       "detail": err.message, **err.extra_fields(), "request_id": rid}}

@@ -186,6 +186,7 @@ async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client,
     r = await client.put("/api/merchant", json={"country": "SA", "tax_number": "123"}, headers=bearer(merchant.sk))
     body = await r.json()
     assert r.status == 400 and body["error"]["code"] == "invalid_tax_number" and body["error"]["param"] == "tax_number"
+    assert body["error"]["message"] == "Invalid request body"           # /api's documented 400 message
     assert (await client.put("/api/merchant", json={"country": "SA"}, headers=bearer(merchant.sk))).status == 200
     r = await client.put("/api/merchant", json={"tax_number": "123"}, headers=bearer(merchant.sk))
     assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_tax_number"
