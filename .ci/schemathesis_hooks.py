@@ -192,9 +192,9 @@ def _enum_of(case, field: str) -> list:
 # and the ValidationErrors raised with these codes).
 STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has_no_email", "deal_won",
                          "no_webhook_endpoint", "payment_intent_expired", "too_many_endpoints", "too_many_rules",
-                         "exchange_rate_missing", "amount_too_large", "payment_method_required",
+                         "exchange_rate_missing", "amount_too_large",
                          "payment_method_not_used", "live_mode_required", "invalid_tax_number", "merchant_id_mismatch",
-                         "resource_missing"})
+                         "resource_missing", "provider_unavailable"})
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 CONFIG_CODES = frozenset({"messaging_not_configured"})
 

@@ -21,7 +21,8 @@ DOCUMENTED_MESSAGES = {
 
 # 400s about the request's content (their own codes let a client, and the schemathesis hooks, tell a
 # reference to a missing object or a limit from a malformed field); any other 400 is a refused move.
-INVALID_BODY_CODES = ("invalid_request", "invalid_json", "resource_missing", "invalid_tax_number", "too_many_rules")
+INVALID_BODY_CODES = ("invalid_request", "invalid_json", "resource_missing", "invalid_tax_number", "too_many_rules",
+                      "provider_unavailable")
 
 
 def render_error(err: DomainError, rid: str) -> dict:

@@ -170,12 +170,7 @@ async def test_a_fixed_path_asked_with_another_method_is_a_405_not_a_malformed_i
 
 
 async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client, merchant):
-    # a card intent confirmed without a payment method: the intent's method decides (not the body)
-    i = await create(client, merchant.sk)
-    r = await client.post(f"/v1/payments/{i['id']}/confirm", json={}, headers=bearer(merchant.sk))
-    body = await r.json()
-    assert r.status == 400 and body["error"]["code"] == "payment_method_required", body
-    assert body["error"]["param"] == "payment_method_id"
+    # a payment method given to an intent whose method takes none: the intent's method decides
     qr = await create(client, merchant.sk, payment_method="crypto", crypto_asset="USDT", crypto_network="trc20")
     body = await confirm(client, merchant.sk, qr["id"], payment_method_id="pm_card_visa", expect=400)
     assert body["error"]["code"] == "payment_method_not_used" and body["error"]["param"] == "payment_method_id"

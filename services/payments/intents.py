@@ -250,7 +250,8 @@ async def _check_splits(raw: list | None, *, currency: str, principal: Principal
     found = set(await Merchant.filter(id__in=[s.merchant_id for s in out]).values_list("id", flat=True))
     for i, s in enumerate(out):
         if s.merchant_id not in found:
-            raise ValidationError(f"split[{i}].merchant_id is not a merchant", param=f"split[{i}].merchant_id")
+            raise ValidationError(f"split[{i}].merchant_id is not a merchant", param=f"split[{i}].merchant_id",
+                                  code="resource_missing")
     return out
 
 
@@ -467,8 +468,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     method = intent.payment_method
     if method in CARD_LIKE:
         if pm_id is None:
-            raise ValidationError("payment_method_id is required", param="payment_method_id",
-                                  code="payment_method_required")      # for a card-like intent
+            raise ValidationError("payment_method_id is required", param="payment_method_id")
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         return await _confirm_card(principal, intent, pm, return_url, now)
     if pm_id is not None:

@@ -277,7 +277,7 @@ def decide(*, facts: Facts, choice: Choice = Choice(), rules: Sequence[Any] = ()
             if choice.explicit:
                 raise ValidationError(f"provider {pinned} does not serve {facts.currency}"
                                       + (f" in {facts.country}" if facts.country else ""),
-                                      param="routing.provider")
+                                      param="routing.provider", code="provider_unavailable")
             notes.append(f"{pinned} named by the rule does not serve {facts.currency}, so {strategy} ordering applies")
         else:
             ordered = [head] + [x for x in ordered if x is not head]
