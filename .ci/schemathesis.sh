@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 SEED="${ST_SEED:-20261123}"
 MAX_EXAMPLES="${ST_MAX_EXAMPLES:-15}"
 OUT="$(mktemp -d)"
+echo "schemathesis: outputs in $OUT"
 export QAFILA_VAR_DIR="$OUT/var"
 export QAFILA_RATE_LIMIT_SCALE=1000      # schemathesis sends thousands of requests with one key
 export QAFILA_ACCESS_LOG=0
@@ -42,6 +43,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
+for _ in $(seq 1 60); do [ -s "$OUT/serve.out" ] && break; sleep 0.5; done   # --demo's keys, printed first
 SK=$(head -1 "$OUT/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret_key"])')   # --demo's keys
 AT=$(curl -sf -X POST "$CRM/api/auth/signup" -H 'Content-Type: application/json' \
      -d "{\"email\": \"schemathesis-$(date +%s)-$RANDOM@example.com\", \"password\": \"Correct-Horse-9-Battery\", \"name\": \"Schemathesis\", \"company_name\": \"Schemathesis\"}" \
@@ -51,16 +53,22 @@ AT=$(curl -sf -X POST "$CRM/api/auth/signup" -H 'Content-Type: application/json'
 # depth per interpreter, not per thread (CPython gh-106905), so hypothesis describing a strategy in
 # two threads at once failed CI with "SystemError: AST constructor recursion depth mismatch" on a
 # request that had answered correctly. One thread costs about 20 s more over the four runs.
-REST_CHECKS=not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance
-COMMON=(--seed "$SEED" --max-examples "$MAX_EXAMPLES" --workers 1 --no-shrink --request-timeout 30)
+CHECKS="${ST_CHECKS:-all}"
+COMMON=(--seed "$SEED" --max-examples "$MAX_EXAMPLES" --workers 1 --no-shrink --request-timeout 30
+        --generation-allow-x00 false)
+CONFIG="$PWD/.ci/schemathesis.toml"
 export SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$PWD/.ci${PYTHONPATH:+:$PYTHONPATH}"
 cd "$OUT"                                # st keeps its cache (.schemathesis/) in the working directory
 failed=0
 passed=0
 run() {
   local name=$1; shift
+  case " ${ST_RUNS:-main-openapi crm-openapi main-graphql crm-graphql} " in
+    *" $name "*) ;;
+    *) return 0 ;;                       # ST_RUNS picks some of the four runs
+  esac
   echo "== schemathesis: $name"
-  if st run "$@" "${COMMON[@]}" > "$OUT/$name.txt" 2>&1; then
+  if st --config-file "$CONFIG" run "$@" "${COMMON[@]}" > "$OUT/$name.txt" 2>&1; then
     passed=$((passed + 1))
     grep -E "generated|^=+ .* in [0-9.]+s =+$" "$OUT/$name.txt" | tail -2
   else
@@ -71,14 +79,19 @@ run() {
 # Revoking keys and ending the session would revoke the credentials the run itself uses (the
 # runs reuse ids seen in responses); advancing the test clock by up to a year renews every
 # subscription the run created, day by day, which takes longer than a request may: those
-# operations are covered by the pytest suite.
-run main-openapi "$API/openapi.json" --url "$API" -H "Authorization: Bearer $SK" --checks "$REST_CHECKS" \
+# operations are covered by the pytest suite. Sending a message needs a messaging platform,
+# which CI does not have: its 503 messaging_not_configured is not counted (the hooks' filter).
+run main-openapi "$API/openapi.json" --url "$API" -H "Authorization: Bearer $SK" --checks "$CHECKS" \
     --phases coverage,fuzzing --exclude-path-regex '(/revoke|/test-helpers/advance-clock)$'
-run crm-openapi "$CRM/openapi.json" --url "$CRM" -H "Authorization: Bearer $AT" --checks "$REST_CHECKS" \
+run crm-openapi "$CRM/openapi.json" --url "$CRM" -H "Authorization: Bearer $AT" --checks "$CHECKS" \
     --phases coverage,fuzzing --exclude-path-regex '/auth/logout$'
-run main-graphql "$API/graphql" -H "Authorization: Bearer $SK" --checks qafila_no_server_error \
+# GraphQL: all checks but schemathesis' not_a_server_error, which counts every error with a `path` as
+# a server failure (a query's not-found and authentication errors carry one, with extensions.status
+# 4xx: DESIGN.md); the hooks' qafila_no_server_error judges those by their status instead.
+GQL_CHECKS=(--checks "$CHECKS" --exclude-checks not_a_server_error)
+run main-graphql "$API/graphql" -H "Authorization: Bearer $SK" "${GQL_CHECKS[@]}" \
     --exclude-name Mutation.apiKeyRevoke --exclude-name Mutation.testClockAdvance
-run crm-graphql "$CRM/graphql" -H "Authorization: Bearer $AT" --checks qafila_no_server_error
+run crm-graphql "$CRM/graphql" -H "Authorization: Bearer $AT" "${GQL_CHECKS[@]}"
 
 if grep -q "unexpected error" "$OUT/serve.err"; then
   echo "== server log: unexpected errors"

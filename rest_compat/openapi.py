@@ -19,10 +19,13 @@ from services.identity import api_keys
 from services.money import currencies as money
 from services.money import disputes as money_disputes
 from services.payments import crypto, intents, links, methods, payment_methods, payments, pricing, routing
+from services.payments.providers import registry
+from services.money.settlement import MARKETS
 from services.crm import accounts as crm_accounts
 from services.crm import currency as crm_currency
 from services.crm import deals as crm_deals
 from services.events import EVENT_TYPES
+from services.ids import ID_LENGTH, MAX_ID_LEN, WELL_FORMED
 from services.pagination import DEFAULT_PAGE, MAX_PAGE
 from services.validation import MAX_INT
 
@@ -42,6 +45,8 @@ def null(schema: dict) -> dict:
     t = out.get("type")
     if isinstance(t, str):
         out["type"] = [t, "null"]
+    elif isinstance(t, list) and "null" not in t:
+        out["type"] = [*t, "null"]
     elif "$ref" in out:
         return {"anyOf": [out, {"type": "null"}]}
     if "enum" in out:
@@ -85,16 +90,38 @@ def body(props: dict[str, dict], *, required: tuple[str, ...] = (), description:
     return out
 
 
+def at_least_one(*fields: str, blank_counts: bool = False) -> dict:
+    """A body that needs one of these fields given: not null, and unless `blank_counts` (an
+    update that stores "" as given), not a blank string."""
+    given = {"not": {"type": "null"}} if blank_counts else \
+        {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
+    return {"anyOf": [{"required": [k], "properties": {k: given}} for k in fields]}
+
+
 def amount(minimum: int = 1) -> dict:
     return {"type": "integer", "minimum": minimum, "maximum": MAX_INT,
             "description": "minor units (kuruş, halala, fils; KWD and IQD have 3 decimals)"}
 
 
 def text(max_len: int, min_len: int = 0, **kw) -> dict:
+    """A string field; with min_len, also not blank (the services strip a string before checking it)."""
     out = {"type": "string", "maxLength": max_len, **kw}
     if min_len:
         out["minLength"] = min_len
+        out.setdefault("pattern", NOT_BLANK)
     return out
+
+
+NOT_BLANK = r"\S"
+KEY_TEXT = text(255, pattern="^[ -~]*$", description="printable ASCII")      # an idempotency key (services.idempotency)
+CLEARED = {"type": "string", "maxLength": 0, "description": "\"\" clears it"}
+# Unix seconds (services.validation.check_datetime's range), or an ISO 8601 date or date-time.
+UNIX_SECONDS = {"type": "string", "pattern": r"^[0-9]{1,11}$", "description": "Unix seconds"}
+WHEN = {"anyOf": [UNIX_SECONDS, {"type": "string", "format": "date-time"}, {"type": "string", "format": "date"}],
+        "description": "Unix seconds or an ISO 8601 date-time"}
+MERCHANT_PHONE = STR | dict(pattern=r"^\s*\+?[0-9][0-9 ()\-]{5,24}\s*$")      # services.payments.customers.PHONE
+TAX_NUMBER = STR | dict(pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9 .\-/]{2,31}\s*$")     # services.billing.profiles
+E164 = {"type": "string", "pattern": r"^\+?[1-9][0-9]{5,14}$", "description": "E.164, e.g. +905551112233"}
 
 
 CURRENCY = {"type": "string", "enum": list(money.CURRENCIES), "description": "ISO 4217 code"}
@@ -152,6 +179,137 @@ def q(name: str, schema: dict, description: str = "") -> Param:
     return Param(name, schema, description)
 
 
+# ---------------------------------------------------------------- precision, derived
+# What every entry gets without saying it (operation() applies it), so a route added to a table
+# is as exact as the others: ids carry their pattern, an optional body field may be null (the
+# services read null as "not given"), a query parameter is never empty, and an amount paired
+# with a currency is held to that currency's limits.
+
+# The prefix of the ids of a collection, by the path segment naming it (`/customers/{id}`), and of
+# a reference, by its name without `_id` (`customer_id`, `?customer=`); per interface where a word
+# names another object there. A path id, a list's `starting_after`, and a query parameter or body
+# field given as a plain string whose name is here or ends in `_id` get `^{prefix}_[A-Za-z0-9]{24}$`;
+# a name not here gets the shape every id has (services.ids.WELL_FORMED), so a new route is exact
+# about the shape with no entry, and about the prefix with one line here.
+ID_PREFIXES: dict[str, dict[str, str]] = {
+    "*": {"api-keys": "key", "customers": "cus", "customer": "cus", "rules": "rul", "payments": "pay",
+          "payment": "pay", "list": "pay", "endpoints": "whk", "endpoint": "whk", "events": "evt", "event": "evt",
+          "subscriptions": "sub", "subscription": "sub", "invoices": "inv", "invoice": "inv",
+          "settlements": "set", "settlement": "set", "disputes": "dp", "dispute": "dp", "payment-links": "lnk",
+          "payment_link": "lnk", "payment_methods": "pm", "refunds": "ref", "refund": "ref", "request": "req"},
+    "crm": {"customers": "ccu", "customer": "ccu", "deals": "deal", "deal": "deal", "users": "usr", "user": "usr",
+            "owner": "usr", "commissions": "com", "messages": "msg"},
+}
+
+
+def id_schema(prefix: str | None) -> dict:
+    if prefix is None:
+        return {"type": "string", "maxLength": MAX_ID_LEN, "pattern": f"^{WELL_FORMED}$",
+                "description": "an id (prefix_ then letters, digits, _)"}
+    return {"type": "string", "pattern": f"^{prefix}_[A-Za-z0-9]{{{ID_LENGTH}}}$", "description": f"a {prefix}_ id"}
+
+
+def _prefix(iface_name: str, word: str) -> str | None:
+    return ID_PREFIXES.get(iface_name, {}).get(word) or ID_PREFIXES["*"].get(word)
+
+
+def _plain_string(schema: dict) -> bool:
+    return schema.get("type") == "string" and not {"enum", "const", "pattern", "format", FOREIGN} & schema.keys()
+
+
+# `*_id` names that hold someone else's id, not one of ours; or `foreign(schema)` for one field.
+FOREIGN_IDS = frozenset({"order_id", "phone_number_id", "platform_message_id"})
+FOREIGN = "x-qafila-foreign-id"
+
+
+def foreign(schema: dict) -> dict:
+    """A `*_id` field that holds the caller's own reference, any text (not one of our ids)."""
+    return {**schema, FOREIGN: True}
+
+
+def _reference(iface_name: str, name: str, schema: dict) -> dict | None:
+    """The id schema of a field or parameter that names an object, else None."""
+    if not _plain_string(schema) or name in FOREIGN_IDS:
+        return None
+    word = name[:-3] if name.endswith("_id") else name
+    if name.endswith("_id") or _prefix(iface_name, word):
+        out = id_schema(_prefix(iface_name, word))
+        if schema.get("description"):
+            out["description"] = schema["description"]
+        return out
+    return None
+
+
+def collection_prefix(iface_name: str, path: str, before: str | None = None) -> str | None:
+    """The id prefix of the objects of `path`'s collection: the nearest segment (before the
+    path parameter `before`, or from the end) that names one."""
+    segments = re.sub(r"\{(\w+)(:[^}]*)?\}", r"{\1}", path).split("/")
+    if before is not None:
+        segments = segments[:segments.index("{" + before + "}")]
+    for seg in reversed(segments):
+        if not seg.startswith("{") and _prefix(iface_name, seg):
+            return _prefix(iface_name, seg)
+    return None
+
+
+def path_param(iface_name: str, path: str, name: str) -> Param:
+    if name == "id":
+        schema = id_schema(collection_prefix(iface_name, path, before=name))
+    else:
+        schema = _reference(iface_name, name, {"type": "string"}) or \
+            {"type": "string", "minLength": 1, "maxLength": 200}
+    return Param(name, schema, schema.pop("description", "the object's id"), "path", True)
+
+
+def query_param(iface_name: str, path: str, p: Param) -> Param:
+    schema = p.schema
+    if p.name == "starting_after" and _plain_string(schema):
+        schema = id_schema(collection_prefix(iface_name, path))
+    else:
+        schema = _reference(iface_name, p.name, schema) or schema
+    if schema.get("type") == "string" and not {"enum", "const", "minLength"} & schema.keys():
+        schema = {**schema, "minLength": 1}        # an empty value is refused (rest_compat.routing)
+    schema = {k: v for k, v in schema.items() if k != "description"}
+    return Param(p.name, schema, p.description or p.schema.get("description", ""), p.location, p.required)
+
+
+def _nullable(schema: dict) -> dict:
+    if "type" in schema:
+        return null(schema)
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def amount_limits(props: dict) -> list[dict]:
+    """Per-currency minimum and maximum of `amount` (services.money.currencies.LIMITS)."""
+    return [{"if": {"properties": {"currency": {"const": cur}}, "required": ["currency"]},
+             "then": {"properties": {"amount": {"minimum": lim.minimum, "maximum": lim.maximum}}}}
+            for cur, lim in money.LIMITS.items() if cur in props["currency"].get("enum", ())]
+
+
+def request_schema(iface_name: str, schema: Any) -> Any:
+    """A request body as the services read it (see the section's comment)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in ("oneOf", "anyOf", "allOf"):
+        if key in out:
+            out[key] = [request_schema(iface_name, s) for s in out[key]]
+    if isinstance(out.get("items"), dict):
+        out["items"] = request_schema(iface_name, out["items"])
+    props = out.get("properties")
+    if isinstance(props, dict):
+        required = set(out.get("required", ()))
+        fields = out.get("additionalProperties") is False         # a body(), not a constraint on one
+        new = {}
+        for name, sub in props.items():
+            sub = _reference(iface_name, name, sub) or request_schema(iface_name, sub)
+            new[name] = sub if name in required or not sub or not fields else _nullable(sub)
+        out["properties"] = new
+        if "amount" in props and "currency" in props:
+            out["allOf"] = [*out.get("allOf", ()), *amount_limits(props)]
+    return out
+
+
 # ---------------------------------------------------------------- operations
 
 @dataclass(frozen=True)
@@ -168,6 +326,20 @@ class Op:
     request_media: str = "application/json"
     description: str = ""
     headers: tuple[Param, ...] = ()
+    # Groups of query parameters of which one at most may be given (400 naming the first
+    # otherwise): said in the description and as `x-qafila-exclusive`, since parameters cannot.
+    exclusive: tuple[tuple[str, ...], ...] = ()
+    # Pairs of body fields that must differ (`x-qafila-distinct`), and the (from, to, days) of a
+    # date window: from <= to, at most `days` apart (`x-qafila-span`).
+    distinct: tuple[tuple[str, str], ...] = ()
+    span: tuple[str, str, int] | None = None
+    # (list, field): each item's `field` equals the body's (`x-qafila-same`: a split's currency).
+    same: tuple[tuple[str, str], ...] = ()
+    # Body fields holding a date or time that must be in the future (`x-qafila-future`).
+    future: tuple[str, ...] = ()
+    # (list, amount, quantity): the list's amount x quantity is at most the currency's maximum
+    # (`x-qafila-total`: the maxima by currency).
+    total: tuple[str, str, str] | None = None
 
 
 # ---- merchant /api
@@ -180,7 +352,21 @@ CUSTOMER = shape({"id": STR, "object": const("customer"), "email": null(STR), "n
 CONDITION = {"type": "object", "required": ["field", "operator", "value"],
              "properties": {"field": enum(routing.CONDITION_FIELDS), "operator": enum(routing.OPERATORS),
                             "value": {"description": "a string, number, or a list of them for in / not_in"}}}
-CONDITION_IN = {**CONDITION, "additionalProperties": False}
+_INT_TEXT = {"type": "string", "pattern": r"^\s*-?[0-9]+\s*$"}
+_ANY_CASE = "|".join("".join(f"[{c.upper()}{c.lower()}]" for c in cur) for cur in money.CURRENCIES)
+CONDITION_IN = {   # services.payments.routing._check_conditions
+    **CONDITION, "additionalProperties": False,
+    "properties": {**CONDITION["properties"], "value": {
+        "anyOf": [{"type": "integer"}, text(200, 1),
+                  arr({"anyOf": [{"type": "integer"}, text(500, 1)]})],
+        "description": "a string, number, or a list of them for in / not_in"}},
+    "allOf": [
+        {"if": {"properties": {"operator": enum(("gt", "lt"))}}, "then": {"properties": {"field": const("amount")}}},
+        {"if": {"properties": {"field": const("amount")}},
+         "then": {"properties": {"value": {"anyOf": [{"type": "integer"}, _INT_TEXT,
+                                                     arr({"anyOf": [{"type": "integer"}, _INT_TEXT]})]}}}},
+        {"if": {"properties": {"field": const("currency"), "operator": enum(("equals", "not_equals"))}},
+         "then": {"properties": {"value": {"type": "string", "pattern": rf"^\s*(?:{_ANY_CASE})\s*$"}}}}]}
 RULE = shape({"id": STR, "object": const("routing_rule"), "name": STR, "strategy": enum(routing.STRATEGIES),
               "priority": INT, "status": enum(("active", "inactive")), "conditions": arr(CONDITION),
               "provider": null(STR), "created_at": TS})
@@ -211,20 +397,25 @@ PAYMENT = shape({
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS,
                       "dispute": DISPUTE_OF_PAYMENT})
-CARD_IN = body({"number": text(40, description="card number (digits, spaces or dashes; Luhn-checked)"),
+CARD_IN = body({"number": {"type": "string", "pattern": r"^\s*(?:[0-9][ -]?){11,18}[0-9]\s*$",
+                           "description": "card number: 12 to 19 digits, spaces or dashes between; its last digit "
+                                          "must pass the Luhn check, and the card must not have expired (400 "
+                                          "otherwise: JSON Schema cannot state either)"},
                 "exp_month": {"type": "integer", "minimum": 1, "maximum": 12},
                 "exp_year": {"type": "integer", "minimum": 0, "maximum": 9999, "description": "YYYY or YY"},
                 "cvc": {"type": "string", "pattern": "^[0-9]{3,4}$"}},
                required=("number", "exp_month", "exp_year"))
+PROVIDER = enum(registry.names())
 ROUTING_IN = {"description": "a strategy name, a provider name, or {strategy, provider}",
-              "oneOf": [text(40), body({"strategy": enum(routing.STRATEGIES), "provider": text(40)})]}
+              "oneOf": [enum([*(s for s in routing.STRATEGIES if s != "fixed"), *registry.names()]),
+                        body({"strategy": enum(routing.STRATEGIES), "provider": PROVIDER})]}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
     "payment_method": body({"type": enum(methods.API_TYPES), "card": CARD_IN,
                             "billing_country": {"type": "string", "pattern": "^[A-Za-z]{2}$"}}, required=("card",)),
-    "customer": body({"email": text(254, format="email"), "name": text(200), "phone": text(32)}),
+    "customer": body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE}),
     "customer_id": text(40), "metadata": METADATA, "description": text(500), "capture": BOOL,
-    "capture_method": enum(("automatic", "manual")), "idempotency_key": text(255)},
+    "capture_method": enum(("automatic", "manual")), "idempotency_key": KEY_TEXT},
     required=("amount", "currency", "payment_method"))
 ENDPOINT = shape({"id": STR, "object": const("webhook_endpoint"), "url": STR, "status": enum(("active", "disabled")),
                   "events": arr(STR), "livemode": BOOL, "created_at": TS})
@@ -250,34 +441,41 @@ MERCHANT: dict[tuple[str, str], Op] = {
         description="E-mails a six-digit code to the merchant's address."),
     ("POST", "/auth/verify-otp"): Op(
         shape({"token": STR, "merchant_id": STR, "expires_in": {"type": "integer", "description": "seconds"}}),
-        body({"request_id": text(64), "otp": {"type": "string", "minLength": 6, "maxLength": 6}},
+        body({"request_id": text(64), "otp": {"type": "string", "pattern": "^[0-9]{6}$"}},
              required=("request_id", "otp")), errors=(401,),
         description="The token is a session credential: use it as `Authorization: Bearer <token>`."),
     ("GET", "/api-keys"): Op(list_of(API_KEY), query=PAGE),
     ("POST", "/api-keys"): Op(
         shape({**API_KEY["properties"], "key": {"type": "string", "description": "the full key, shown once"}},
               optional=("key",), description=REPLAY_NOTE.format("key")),
-        body({"name": text(100), "mode": enum(api_keys.MODES), "type": enum(api_keys.KINDS)})),
+        body({"name": text(100, 1), "mode": enum(api_keys.MODES), "type": enum(api_keys.KINDS)})),
     ("PUT", "/api-keys/{id}/revoke"): Op(shape({"id": STR, "status": enum(("active", "revoked")),
                                                 "revoked_at": null(TS)})),
     ("POST", "/customers"): Op(
-        CUSTOMER, body({"email": text(254, format="email"), "name": text(200), "phone": text(32),
-                        "metadata": METADATA}, description="at least one of email, name, phone")),
-    ("GET", "/customers"): Op(list_of(CUSTOMER), query=(*PAGE, q("email", text(254), "exact e-mail address"))),
+        CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
+                           "metadata": METADATA}, description="at least one of email, name, phone"),
+                   **at_least_one("email", "name", "phone")}),
+    ("GET", "/customers"): Op(list_of(CUSTOMER), query=(*PAGE, q("email", text(254, format="email"),
+                                                                 "exact e-mail address"))),
     ("GET", "/customers/{id}"): Op(CUSTOMER),
     ("PUT", "/customers/{id}"): Op(
-        CUSTOMER, body({"email": text(254, format="email"), "name": text(200), "phone": text(32),
-                        "metadata": METADATA}, description="at least one field")),
+        CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
+                           "metadata": METADATA}, description="at least one field"),
+                   **at_least_one("email", "name", "phone", "metadata", blank_counts=True)}),
     ("GET", "/routing/rules"): Op(list_of(RULE)),
     ("POST", "/routing/rules"): Op(
-        RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": text(40),
+        RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
                     "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
                     "status": enum(("active", "inactive")), "conditions": arr(CONDITION_IN, maxItems=20)},
-                   required=("name",))),
+                   required=("name",))
+        | {"if": {"properties": {"strategy": const("fixed")}, "required": ["strategy"]},
+           "then": {"required": ["provider"], "properties": {"provider": PROVIDER}}}),
     ("PUT", "/routing/rules/{id}"): Op(
-        RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": text(40),
-                    "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
-                    "status": enum(("active", "inactive")), "conditions": arr(CONDITION_IN, maxItems=20)})),
+        RULE, {**body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
+                       "priority": {"type": "integer", "minimum": 0, "maximum": 1_000_000},
+                       "status": enum(("active", "inactive")), "conditions": arr(CONDITION_IN, maxItems=20)}),
+               **at_least_one("name", "strategy", "provider", "priority", "status", "conditions")},
+        description="The fixed strategy needs a provider (400 otherwise)."),
     ("POST", "/payments/create"): Op(
         PAYMENT, PAYMENT_CREATE, errors=(402, 409),
         description="402 when the card is declined (`code`: card_declined, insufficient_funds, "
@@ -285,10 +483,10 @@ MERCHANT: dict[tuple[str, str], Op] = {
                     "with a buyer step (knet, benefit, fawry, stcpay) are a 400 pointing to /v1 payment intents."),
     ("GET", "/payments/list"): Op(
         list_of(PAYMENT_ITEM),
-        query=(*PAGE, q("status", PAYMENT_STATUS), q("currency", CURRENCY), q("provider", text(40)),
+        query=(*PAGE, q("status", PAYMENT_STATUS), q("currency", CURRENCY), q("provider", PROVIDER),
                q("customer", text(40), "a cus_ id"),
-               q("created_gte", STR, "ISO 8601 date-time or Unix seconds: created at or after"),
-               q("created_lte", STR, "ISO 8601 date-time or Unix seconds: created at or before"))),
+               q("created_gte", WHEN, "ISO 8601 date-time or Unix seconds: created at or after"),
+               q("created_lte", WHEN, "ISO 8601 date-time or Unix seconds: created at or before"))),
     ("GET", "/payments/{id}"): Op(PAYMENT),
     ("POST", "/payments/{id}/capture"): Op(
         shape({"id": STR, "status": PAYMENT_STATUS, "amount": {"type": "integer", "description": "captured"},
@@ -316,9 +514,12 @@ MERCHANT: dict[tuple[str, str], Op] = {
         shape({"delivered": BOOL, "status_code": null(INT), "latency_ms": INT, "event_id": STR,
                "results": arr(shape({"endpoint_id": STR, "url": STR, "delivered": BOOL, "status_code": null(INT),
                                      "latency_ms": INT, "error": null(STR)}))}),
-        body({"event": EVENT_NAME, "endpoint": text(40, description="a whk_ id: only this endpoint")},
+        body({"event": EVENT_NAME, "endpoint": {"anyOf": [id_schema("whk"), CLEARED],
+                                                "description": "a whk_ id: only this endpoint (\"\": every one)"}},
              required=("event",)), errors=(404,)),
 }
+
+from services.billing import subscriptions as _subscriptions  # noqa: E402
 
 # ---- merchant /api: billing (rest_compat/merchant_billing.py). The enumerations are those of
 # services/billing (subscriptions.STATUSES, dates.INTERVALS, invoices.STATUSES/CHANNELS/LOCALES).
@@ -346,11 +547,21 @@ CLOCK = shape({"object": const("test_clock"), "now": TS, "livemode": BOOL, "offs
                "summary": {"type": "object"}},
               optional=("offset_seconds", "previous", "ran", "summary"))
 
+TAX_RATE = {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
+                      {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
+            "description": "a percentage, at most 2 decimals (services.billing.invoices.parse_tax_rate)"}
+ITEM_LIMITS = [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},    # a line's amount
+                "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
+               for cur, lim in money.LIMITS.items()]
+
 MERCHANT.update({
     ("POST", "/subscriptions"): Op(
         SUBSCRIPTION, body({"customer_id": text(64), "plan": text(200, 1), "amount": amount(), "currency": CURRENCY,
                             "interval": INTERVAL, "interval_count": {"type": "integer", "minimum": 1},
-                            "metadata": METADATA}, required=("customer_id", "plan", "amount", "currency", "interval")),
+                            "metadata": METADATA}, required=("customer_id", "plan", "amount", "currency", "interval"))
+        | {"allOf": [{"if": {"properties": {"interval": const(unit)}},
+                      "then": {"properties": {"interval_count": {"maximum": _subscriptions.MAX_SPAN_DAYS // days}}}}
+                     for unit, days in _subscriptions.INTERVAL_DAYS.items()]},
         errors=(402,), description="Bills the first period at once."),
     ("GET", "/subscriptions"): Op(list_of(SUBSCRIPTION, total=None),
                                   query=(*PAGE, q("status", SUBSCRIPTION_STATUS), q("customer_id", text(64)))),
@@ -363,9 +574,10 @@ MERCHANT.update({
                        "items": arr(body({"name": text(200, 1), "amount": amount(0),
                                           "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000}},
                                          required=("name", "amount")), minItems=1, maxItems=100),
-                       "due_date": DATE, "tax_rate": {"type": ["number", "string"], "description": "a percentage"},
-                       "locale": INVOICE_LOCALE, "metadata": METADATA},
-                      required=("customer_id", "currency", "items"))),
+                       "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
+                      required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
+        future=("due_date",), total=("items", "amount", "quantity"),
+        description="The total (items' amount x quantity, plus tax) is at most the currency's maximum payment."),
     ("GET", "/invoices"): Op(list_of(INVOICE, total=None),
                              query=(*PAGE, q("status", INVOICE_STATUS), q("customer_id", text(64)),
                                     q("subscription_id", text(64)))),
@@ -373,8 +585,15 @@ MERCHANT.update({
     ("PUT", "/invoices/{id}/send"): Op(INVOICE, body({"channel": enum(("email", "messaging"))}, required=("channel",))),
     ("PUT", "/invoices/{id}/mark-paid"): Op(INVOICE, body({})),
     ("GET", "/merchant"): Op(PROFILE),
-    ("PUT", "/merchant"): Op(PROFILE, body({"name": text(200, 1), "country": {"type": "string", "pattern": "^[A-Z]{2}$"},
-                                            "legal_name": text(200), "address": text(500), "tax_number": text(32)})),
+    ("PUT", "/merchant"): Op(PROFILE, {**body({"name": text(200, 1), "country": enum(MARKETS), "legal_name": text(200),
+                                               "address": text(500), "tax_number": TAX_NUMBER}),
+                                       **at_least_one("name", "country", "legal_name", "address", "tax_number",
+                                                      blank_counts=True),
+                                       "if": {"properties": {"country": const("SA")}, "required": ["country"]},
+                                       "then": {"properties": {"tax_number": {"anyOf": [
+                                           {"type": "string", "pattern": r"^\s*3[0-9]{13}3\s*$"}, {"type": "null"}]}}}},
+                             description="A Saudi merchant's (country SA, given or stored) tax_number is its VAT "
+                                         "number: 15 digits, first and last 3 (400 invalid_tax_number otherwise)."),
     ("GET", "/test-helpers/clock"): Op(CLOCK, description="Test mode only."),
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
@@ -399,6 +618,8 @@ SETTLEMENT_LINE = shape({"id": STR, "object": const("settlement_line"), "type": 
 WINDOW = (q("period", enum(tuple(_analytics.PERIODS)), "7d, 30d or 90d (default 30d): the last N local days"),
           q("from", DATE, "first local date (instead of period)"), q("to", DATE, "last local date, inclusive"),
           q("currency", CURRENCY, "default: the merchant's most used currency in the window"))
+WINDOW_EXCLUSIVE = (("period", "from"), ("period", "to"))
+WINDOW_SPAN = ("from", "to", _analytics.MAX_DAYS)
 OVERVIEW = shape({"object": const("analytics"), "volume": INT, "transactions": INT, "approved": INT,
                   "approval_rate": NUMBER, "period": STR, "currency": CURRENCY, "from": DATE, "to": DATE})
 REVENUE = shape({"object": const("revenue"), "total": INT, "currency": CURRENCY, "period": STR,
@@ -420,14 +641,15 @@ MERCHANT.update({
     ("GET", "/settlements/{id}/transactions"): Op(
         list_of(SETTLEMENT_LINE, total=None), query=(*PAGE, q("format", enum(("json", "csv")))),
         description="format=csv answers text/csv: " + ", ".join(_balance.CSV_COLUMNS) + " (every line, oldest first)."),
-    ("GET", "/analytics"): Op(OVERVIEW, query=WINDOW),
-    ("GET", "/analytics/revenue"): Op(REVENUE, query=WINDOW),
-    ("GET", "/analytics/providers"): Op(PROVIDER_STATS, query=WINDOW),
+    ("GET", "/analytics"): Op(OVERVIEW, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
+    ("GET", "/analytics/revenue"): Op(REVENUE, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
+    ("GET", "/analytics/providers"): Op(PROVIDER_STATS, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
     ("GET", "/disputes"): Op(list_of(DISPUTE, total=None),
                              query=(*PAGE, q("status", enum(_disputes.STATUSES)), q("payment_id", text(64)))),
     ("GET", "/disputes/{id}"): Op(DISPUTE),
     ("POST", "/disputes/{id}/evidence"): Op(
-        DISPUTE, body({k: text(20_000) for k in _disputes.EVIDENCE_FIELDS}, description="at least one text field"),
+        DISPUTE, {**body({k: text(20_000) for k in _disputes.EVIDENCE_FIELDS}, description="at least one text field"),
+                  **at_least_one(*_disputes.EVIDENCE_FIELDS)},
         description="needs_response -> under_review; decided a week later."),
 })
 
@@ -449,7 +671,7 @@ MERCHANT.update({
                                        "without it they follow the buyer's (?locale=, Accept-Language)"},
                             "expires_at": {"type": ["string", "integer"],
                                            "description": "ISO 8601 or Unix seconds, in the future"},
-                            "metadata": METADATA}, required=("amount", "currency"))),
+                            "metadata": METADATA}, required=("amount", "currency")), future=("expires_at",)),
     ("GET", "/payment-links"): Op(list_of(PAYMENT_LINK, total=None), query=(*PAGE, q("status", LINK_STATUS))),
     ("GET", "/payment-links/{id}"): Op(PAYMENT_LINK),
     ("PUT", "/payment-links/{id}/cancel"): Op(PAYMENT_LINK, description="400 when the link is already "
@@ -482,7 +704,7 @@ CRYPTO = shape({"asset": enum(crypto.ASSETS), "network": enum(crypto.NETWORKS), 
                 "detected_at": null(TS), "confirmed_at": null(TS), "transaction_hash": null(STR)})
 SPLIT = body({"merchant_id": {"type": "string", "pattern": "^mer_[0-9A-Za-z]{1,40}$"}, "amount": amount(),
               "currency": CURRENCY}, required=("merchant_id", "amount", "currency"))
-COD_ADDRESS = body({"line1": text(200, 1), "city": text(100, 1), "country": {"type": "string", "pattern": "^[A-Z]{2}$"},
+COD_ADDRESS = body({"line1": text(200, 1), "city": text(100, 1), "country": enum(MARKETS),
                     "postal_code": text(20)}, required=("line1", "city", "country"))
 INTENT = shape({
     "id": STR, "object": const("payment_intent"), "status": INTENT_STATUS, "amount": INT, "currency": CURRENCY,
@@ -503,11 +725,14 @@ INTENT_REFUNDED = shape({**INTENT["properties"], "refund": shape({
     "id": STR, "object": const("refund"), "amount": INT, "currency": CURRENCY, "reason": null(STR),
     "status": STR, "payment_intent": STR, "created_at": TS})},
     optional=("crypto", "qr_code_url", "cod_address", "cod_status", "receipt", "payment_method_details"))
-IDEMPOTENCY_KEY_BODY = text(255, description="may also be sent as the X-Idempotency-Key header")
+IDEMPOTENCY_KEY_BODY = {**KEY_TEXT, "description": "may also be sent as the X-Idempotency-Key header (both "
+                                                    "given must agree)"}
 INTENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "payment_method": enum(intents.METHODS),
     "crypto_asset": enum(crypto.ASSETS), "crypto_network": enum(crypto.NETWORKS),
-    "merchant_id": text(44, description="your own mer_ id"), "customer_id": text(64), "order_id": text(200),
+    "merchant_id": {"type": "string", "pattern": "^mer_[A-Za-z0-9]{24}$",
+                    "description": "your own mer_ id (400 merchant_id_mismatch otherwise: to pay others, use split)"}, 
+    "customer_id": foreign(text(64, description="your reference of the buyer")), "order_id": text(200),
     "description": text(1000), "statement_descriptor": text(22), "metadata": METADATA, "cod_address": COD_ADDRESS,
     "split": arr(SPLIT, maxItems=intents.MAX_SPLITS), "locale": enum(pricing.LOCALES),
     "phone": text(32, description="stcpay: the buyer's mobile number, +9665 and 8 digits"),
@@ -516,8 +741,9 @@ INTENT_CREATE = body({
     "return_url": text(2000, format="uri", description="where a redirect method (knet, benefit) sends the buyer"),
     "idempotency_key": IDEMPOTENCY_KEY_BODY},
     required=("amount", "currency", "payment_method"),
-    description="crypto_asset and crypto_network are required for crypto; cod_address for cod; phone for stcpay. "
-                "A method used with a currency it does not serve is a 400 naming payment_method "
+    description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
+                "given for crypto only; cod_address for cod only, in the currency of its country; phone for "
+                "stcpay. A method used with a currency it does not serve is a 400 naming payment_method "
                 "(GET /v1/payment_method_types lists them)")
 METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(methods.TYPES),
                      "flow": enum(sorted({m.flow for m in methods.METHODS.values()})),
@@ -525,14 +751,46 @@ METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(method
                      "fee": shape({"bps": INT, "fixed": INT, "cap": null(INT)}),
                      "limits": shape({"minimum": INT, "maximum": INT}), "providers": arr(STR),
                      "sandbox": {"type": "object"}})
+NOT_GIVEN = {"type": "null"}
+_ANY_CURRENCY = tuple(m for m in intents.METHODS if m not in ("crypto", "cod")
+                      and set(methods.get(m).currencies) >= set(money.CURRENCIES))
+
+
+def _local_method_branch(m: methods.Method) -> dict:
+    """A method of some currencies only (mada, knet, benefit, fawry, stcpay): its currencies and,
+    where it has its own, its amount limits (the method registry's)."""
+    branch = {"properties": {"payment_method": const(m.type), "currency": enum(m.currencies),
+                             "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}}
+    if m.limits:
+        lim = m.limit(m.currencies[0])
+        branch["properties"]["amount"] = {"type": "integer", "minimum": lim.minimum, "maximum": lim.maximum}
+    if m.flow == "otp":
+        branch["required"] = ["phone"]
+        branch["properties"]["phone"] = {"type": "string", "pattern": r"^\+9665[0-9]{8}$"}
+    return branch
+
+
+INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets, local methods
+    {"properties": {"payment_method": enum(_ANY_CURRENCY),
+                    "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}},
+    *(_local_method_branch(methods.get(m)) for m in intents.METHODS
+      if m not in ("crypto", "cod") and m not in _ANY_CURRENCY),
+    *({"required": ["crypto_asset", "crypto_network"],
+       "properties": {"payment_method": const("crypto"), "crypto_asset": const(asset), "crypto_network": enum(nets),
+                      "cod_address": NOT_GIVEN}} for asset, nets in crypto.PAIRS.items()),
+    *({"required": ["cod_address"],
+       "properties": {"payment_method": const("cod"), "currency": const(cur),
+                      "cod_address": {"type": "object", "properties": {"country": const(country)}},
+                      "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN}}
+      for country, cur in pricing.MARKET_CURRENCY.items())]
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
                                        "exp_year": null(INT), "fingerprint": null(STR), "networks": arr(STR)}),
                         "created_at": TS})
-UNIX_OR_ISO = {"type": "string", "description": "Unix seconds (or an ISO 8601 date-time)"}
+UNIX_OR_ISO = UNIX_SECONDS
 
 V1: dict[tuple[str, str], Op] = {
-    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409)),
+    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),)),
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
@@ -542,7 +800,7 @@ V1: dict[tuple[str, str], Op] = {
         errors=(402, 409),
         description="With a publishable key, client_secret is required. The documented confirm fields "
                     "(id, status, next_action, succeeded_at, receipt_url) come first; the whole object follows."),
-    ("GET", "/payments/{id}"): Op(INTENT, query=(q("client_secret", text(200), "required with a publishable key"),)),
+    ("GET", "/payments/{id}"): Op(INTENT, query=(q("client_secret", STR, "required with a publishable key"),)),
     ("GET", "/payments"): Op(
         shape({"object": const("list"), "data": arr(INTENT), "has_more": BOOL, "next_cursor": null(STR),
                "total_count": INT, "total_capped": CAPPED}, optional=("total_capped",)),
@@ -649,19 +907,21 @@ PIPELINE = shape({"object": const("pipeline_report"), "currency": CRM_CURRENCY,
                   "total": shape({"count": INT, "value": INT, "weighted_value": INT}),
                   "rates_used": arr(shape(RATE_USED)), **MISSING})
 PASSWORD = {"type": "string", "minLength": 1, "maxLength": 200}
+NEW_PASSWORD = {"type": "string", "minLength": crm_accounts.MIN_PASSWORD, "maxLength": 200}
 EMAIL = text(254, format="email")
-CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": text(32, description="E.164, e.g. +905551112233"),
-                   "tags": arr(text(40, 1), maxItems=20)}
+CRM_TAG = {"type": "string", "pattern": r"^\s*[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,39}\s*$"}       # services.crm.customers._TAG
+CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": {"anyOf": [E164, CLEARED]},
+                   "tags": arr(CRM_TAG, maxItems=20)}
+CRM_CUSTOMER_UPDATE = {**CRM_CUSTOMER_IN, "email": {"anyOf": [EMAIL, CLEARED]}}
 DEAL_IN = {"title": text(200, 1), "customer_id": text(40), "owner_id": text(40), "stage": enum(crm_deals.STAGES),
            "value": amount(0), "currency": CRM_CURRENCY, "probability": {"type": "integer", "minimum": 0, "maximum": 100}}
-WHEN = {"type": "string", "description": "Unix seconds or an ISO 8601 date-time"}
 CRM_PAGE = (LIMIT, STARTING_AFTER)
 
 CRM: dict[tuple[str, str], Op] = {
     ("POST", "/auth/signup"): Op(
-        TOKENS, body({"email": EMAIL, "password": PASSWORD, "name": text(200), "company_name": text(200),
+        TOKENS, body({"email": EMAIL, "password": NEW_PASSWORD, "name": text(200), "company_name": text(200),
                       "currency": CRM_CURRENCY}, required=("email", "password")), errors=(409,),
-        description="Creates the user (admin) and its company; the password needs 10+ characters."),
+        description="Creates the user (admin) and its company."),
     ("POST", "/auth/login"): Op(TOKENS, body({"email": EMAIL, "password": PASSWORD}, required=("email", "password")),
                                 errors=(401,)),
     ("POST", "/auth/refresh"): Op(TOKENS, body({"refresh_token": text(200)}, required=("refresh_token",)), errors=(401,),
@@ -672,30 +932,34 @@ CRM: dict[tuple[str, str], Op] = {
         description="Ends the session of the refresh token, or without one that of the bearer access token."),
     ("GET", "/me"): Op(shape({"user": CRM_USER, "company": COMPANY})),
     ("PUT", "/company"): Op(
-        COMPANY, body({"name": text(200, 1), "commission_rate": {"type": ["string", "number"],
-                                                                  "description": "a decimal from 0 to 1"},
-                       "currency": CRM_CURRENCY, "phone_number_id": text(64, 1)}), errors=(403, 409)),
+        COMPANY, body({"name": text(200, 1), "commission_rate": {
+            "anyOf": [{"type": "number", "minimum": 0, "maximum": 1, "multipleOf": 0.000001},
+                      {"type": "string", "pattern": r"^(1(\.0{1,6})?|0?(\.[0-9]{1,6})?|0)$", "minLength": 1}],
+            "description": "a decimal from 0 to 1, at most 6 decimals"},
+                       "currency": CRM_CURRENCY,
+                       "phone_number_id": text(64, 1, description="the messaging platform's id of the number")}),
+        errors=(403, 409)),
     ("GET", "/users"): Op(shape({"object": const("list"), "data": arr(CRM_USER), "has_more": BOOL})),
     ("POST", "/users"): Op(
-        CRM_USER, body({"email": EMAIL, "password": PASSWORD, "name": text(200), "role": enum(crm_accounts.ROLES)},
+        CRM_USER, body({"email": EMAIL, "password": NEW_PASSWORD, "name": text(200), "role": enum(crm_accounts.ROLES)},
                        required=("email", "password")), errors=(403, 409)),
     ("GET", "/customers"): Op(
         list_of(ref("CrmCustomer"), total="total_count", crm=True),
         query=(*CRM_PAGE, q("q", text(200), "search name, e-mail and phone"), q("search", text(200), "same as q"),
-               q("name", text(200)), q("email", text(254)), q("phone", text(32)), q("tag", text(40)),
+               q("name", text(200)), q("email", text(254)), q("phone", E164), q("tag", CRM_TAG),
                q("created_gte", WHEN), q("created_lte", WHEN))),
     ("POST", "/customers"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_IN, required=("name",))),
     ("GET", "/customers/{id}"): Op(CRM_CUSTOMER),
-    ("PUT", "/customers/{id}"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_IN)),
+    ("PUT", "/customers/{id}"): Op(CRM_CUSTOMER, body(CRM_CUSTOMER_UPDATE)),
     ("DELETE", "/customers/{id}"): Op(shape({"id": STR, "object": const("customer"),
                                              "deleted": {"type": "boolean", "const": True}})),
     ("GET", "/deals"): Op(
         list_of(DEAL, total="total_count", crm=True),
-        query=(*CRM_PAGE, q("stage", STR, "a stage, or several separated by commas"),
+        query=(*CRM_PAGE, q("stage", {"type": "string", "pattern": "^({0})(,({0}))*$".format("|".join(crm_deals.STAGES))},
+                            "a stage, or several separated by commas"),
                q("owner_id", text(40)), q("owner", text(40), "same as owner_id"), q("customer_id", text(40)),
-               q("currency", CRM_CURRENCY), q("value_gte", {"type": "integer", "minimum": 0}),
-               q("value_lte", {"type": "integer", "minimum": 0}), q("min_value", {"type": "integer", "minimum": 0}),
-               q("max_value", {"type": "integer", "minimum": 0}))),
+               q("currency", CRM_CURRENCY), *(q(k, {"type": "integer", "minimum": 0, "maximum": MAX_INT})
+                                              for k in ("value_gte", "value_lte", "min_value", "max_value")))),
     ("POST", "/deals"): Op(DEAL_WITH_COMMISSIONS, body(DEAL_IN, required=("title", "customer_id", "value", "currency")),
                            errors=(404,), description="404 (param customer_id or owner_id) for an unknown reference."),
     ("GET", "/deals/{id}"): Op(DEAL_WITH_COMMISSIONS),
@@ -717,16 +981,20 @@ CRM: dict[tuple[str, str], Op] = {
     ("GET", "/messaging/inbox"): Op(
         shape({"object": const("list"), "data": arr(CONVERSATION), "has_more": BOOL, "total_count": INT,
                "next_cursor": null(STR)}),
-        query=(*CRM_PAGE, q("unread", enum(("1", "true", "0", "false")), "only conversations with unread messages"))),
+        query=(LIMIT, q("starting_after", {"type": "string", "pattern": "^[0-9]{1,6}$"},
+                        "the next_cursor of the previous page (an offset)"),
+               q("unread", enum(("1", "true", "0", "false")), "only conversations with unread messages"))),
     ("GET", "/messaging/messages"): Op(
         list_of(MESSAGE, total="total_count", crm=True),
-        query=(*CRM_PAGE, q("customer_id", text(40)), q("phone", text(32))), errors=(404,)),
+        query=(*CRM_PAGE, q("customer_id", text(40)), q("phone", E164)), errors=(404,)),
     ("POST", "/messaging/send"): Op(
-        MESSAGE, body({"customer_id": text(40), "to": text(32, description="a phone number, without customer_id"),
-                       "text": {"type": "string", "minLength": 1, "maxLength": 4096}}, required=("text",)),
+        MESSAGE, {**body({"customer_id": text(40), "to": {**E164, "description": "a phone number, without customer_id"},
+                 "text": text(4096, 1)}, required=("text",)), **at_least_one("customer_id", "to")},
         errors=(404, 502)),
     ("POST", "/messaging/read"): Op(shape({"object": const("read_receipt"), "marked": INT}),
-                                   body({"customer_id": text(40), "phone": text(32)}), errors=(404,)),
+                                   {**body({"customer_id": {"anyOf": [id_schema("ccu"), CLEARED]},
+                                            "phone": {"anyOf": [E164, CLEARED]}}),
+                                    **at_least_one("customer_id", "phone")}, errors=(404,)),
     ("GET", "/reports/revenue"): Op(
         REVENUE, query=(q("currency", CRM_CURRENCY, "the target currency the total is converted to (the "
                                                     "company's report currency by default)"),
@@ -743,8 +1011,11 @@ CRM: dict[tuple[str, str], Op] = {
                     "with the service: 1 USD in SAR, AED, QAR, BHD, OMR and JOD (their fixed pegs)."),
     ("PUT", "/reports/rates"): Op(
         RATE, body({"base": CRM_CURRENCY, "quote": CRM_CURRENCY,
-                    "rate": {"type": ["string", "number"], "description": "1 base = rate quote (a positive decimal)"},
-                    "rate_date": DATE}, required=("base", "quote", "rate")), errors=(403,)),
+                    "rate": {"anyOf": [{"type": "string", "pattern": r"^\s*(?=[0-9.]*[1-9])[0-9]{1,9}(\.[0-9]{1,12})?\s*$"},
+                                       {"type": "number", "minimum": 1e-12, "maximum": 999_999_999}],
+                             "description": "1 base = rate quote: a positive decimal up to 10^9, at most 12 decimals "
+                                            "(a JSON number is rounded to 12)"},
+                    "rate_date": DATE}, required=("base", "quote", "rate")), errors=(403,), distinct=(("base", "quote"),)),
 }
 
 # ---- installments (rest_compat/installments.py; services/payments/installments.py)
@@ -837,6 +1108,11 @@ ERROR_TEXT = {
 }
 
 
+# A request line or header over 8,190 bytes is refused by the HTTP server itself, before any
+# route runs, in plain text.
+PLAIN_ERRORS = {400: {"text/plain": {"schema": STR}}}
+
+
 def error_statuses(iface_name: str, route: Route, op: Op) -> list[int]:
     """Every operation may answer 400, 429, 500 and 503; an authenticated one 401; one with a
     path id 404; one taking a body 413 and 415; a keyed POST 409; plus the operation's own."""
@@ -866,10 +1142,12 @@ SECURITY_SCHEMES = {
     "crmAccessToken": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
                        "description": "The CRM access token of signup, login or refresh (15 minutes)."},
 }
+KEY_HEADER = KEY_TEXT      # "" is no key
 IDEMPOTENCY_HEADERS = (
-    Param("X-Idempotency-Key", text(255), "replays the first answer for the same key and parameters; "
+    Param("X-Idempotency-Key", KEY_HEADER, "replays the first answer for the same key and parameters; "
           "other parameters: 409 idempotency_conflict", "header"),
-    Param("Idempotency-Key", text(255), "same as X-Idempotency-Key (both given must agree)", "header"),
+    Param("Idempotency-Key", KEY_HEADER, "same as X-Idempotency-Key; both given with different values: "
+          "400 (param idempotency_key)", "header"),
 )
 
 
@@ -897,6 +1175,27 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
                            "summary": route.summary, "tags": [TAGS.get(iface.name, iface.name)]}
     if op.description:
         out["description"] = op.description
+    rules = []          # what JSON Schema cannot say, in words and as x-qafila-* (.ci/schemathesis_hooks.py)
+    if op.exclusive:
+        out["x-qafila-exclusive"] = [list(g) for g in op.exclusive]
+        rules.append("Give at most one of: " + "; ".join(", ".join(g) for g in op.exclusive) + ".")
+    if op.distinct:
+        out["x-qafila-distinct"] = [list(g) for g in op.distinct]
+        rules += [f"{a} and {b} must differ." for a, b in op.distinct]
+    if op.total:
+        out["x-qafila-total"] = {"fields": list(op.total),
+                                 "maximum": {cur: lim.maximum for cur, lim in money.LIMITS.items()}}
+    if op.same:
+        out["x-qafila-same"] = [list(g) for g in op.same]
+        rules += [f"each {items}[].{field} must be the {field}." for items, field in op.same]
+    if op.future:
+        out["x-qafila-future"] = list(op.future)
+        rules.append(", ".join(op.future) + " must be in the future.")
+    if op.span:
+        out["x-qafila-span"] = list(op.span)
+        rules.append("{1} needs {0}; {0} <= {1}, at most {2} days apart.".format(*op.span))
+    if rules:
+        out["description"] = (out.get("description", "") + " " + " ".join(rules) + " (400 otherwise)").strip()
     status = 303 if op.media == "redirect" else route.status
     responses: dict[str, Any] = {str(status): _response(status, op)}
     for code in error_statuses(iface.name, route, op):
@@ -908,18 +1207,16 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
         out["security"] = [{SECURITY[iface.name]: []}]
         if route.auth == "key_or_publishable":
             out["description"] = (out.get("description", "") + " Takes a publishable key too.").strip()
-    params = [Param(p, {"type": "string", "minLength": 1, "maxLength": 64, "pattern": "^[A-Za-z0-9_]+$"},
-                    "the object's id", "path", True).openapi()
-              for p in re.findall(r"\{(\w+)", route.path)]
-    params += [p.openapi() for p in op.query]
+    params = [path_param(iface.name, route.path, p).openapi() for p in re.findall(r"\{(\w+)", route.path)]
+    params += [query_param(iface.name, route.path, p).openapi() for p in op.query]
     params += [p.openapi() for p in op.headers]
     if takes_idempotency_key(iface.name, route):
         params += [p.openapi() for p in IDEMPOTENCY_HEADERS]
     if params:
         out["parameters"] = params
     if op.request is not None:
-        out["requestBody"] = {"required": bool(op.request.get("required")),
-                              "content": {op.request_media: {"schema": op.request}}}
+        out["requestBody"] = {"required": bool(op.request.get("required") or op.request.get("anyOf")),
+                              "content": {op.request_media: {"schema": request_schema(iface.name, op.request)}}}
     return out
 
 
@@ -1024,6 +1321,7 @@ def document(interfaces: list[Interface], *, title: str, servers: list[str], des
             "schemas": {"Error": ERROR, "CrmCustomer": CRM_CUSTOMER},
             "responses": {f"E{code}": {
                 "description": text_,
-                "content": {"application/json": {"schema": ref("Error")}}} for code, text_ in ERROR_TEXT.items()},
+                "content": {"application/json": {"schema": ref("Error")}, **PLAIN_ERRORS.get(code, {})}}
+                for code, text_ in ERROR_TEXT.items()},
         },
     }

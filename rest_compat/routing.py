@@ -138,8 +138,8 @@ _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 def check_request(route: Route, request: web.Request) -> None:
     """Hostile input refused in one place, before any handler runs: a path parameter `id` or
     `*_id` is an id (services.ids.check_id: malformed -> 400 naming it; any other is printable
-    and short), no query parameter holds a NUL, and a body has the route's media type (415
-    otherwise)."""
+    and short), no query parameter is empty or holds a NUL, and a body has the route's media
+    type (415 otherwise)."""
     for name, value in request.match_info.items():
         if name == "id" or name.endswith("_id"):
             check_id(value, name)
@@ -148,6 +148,8 @@ def check_request(route: Route, request: web.Request) -> None:
     for name, value in request.query.items():
         if "\x00" in name or "\x00" in value:
             reject_nul({name: value})
+        if not value:       # `?to=`: a parameter given without a value is a mistake, not "no filter"
+            raise ValidationError(f"{name} must not be empty (leave the parameter out instead)", param=name)
     if route.content_type is None or request.method not in _BODY_METHODS or not request.body_exists:
         return
     if "Content-Type" not in request.headers:
@@ -215,8 +217,11 @@ def error_response(iface: Interface, request: web.Request, exc: Exception) -> we
     if isinstance(exc, web.HTTPNotFound):
         return _error_response(iface, NotFound(param=None), rid)
     if isinstance(exc, web.HTTPMethodNotAllowed):
+        # A fixed path (`/payments/create`) also matches its sibling `/payments/{id}`, whose
+        # methods the router adds; they do not apply to it (see _method_not_allowed).
+        allowed = _fixed_paths(iface).get(request.path[len(iface.prefix):]) or exc.allowed_methods
         err = DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed",
-                          status=405, headers={"Allow": ",".join(sorted(exc.allowed_methods))})
+                          status=405, headers={"Allow": ",".join(sorted(allowed))})
         return _error_response(iface, err, rid)
     if isinstance(exc, web.HTTPRequestEntityTooLarge):
         return _error_response(iface, ValidationError("Request body is too large", code="body_too_large",
@@ -240,8 +245,28 @@ def add_routes(app: web.Application, iface: Interface) -> list[web.AbstractRoute
             for route in iface.routes]
 
 
+def _fixed_paths(iface: Interface) -> dict[str, set[str]]:
+    """The methods of each path of the interface that has no parameter (`/payments/intent`)."""
+    out: dict[str, set[str]] = {}
+    for r in iface.routes:
+        if "{" not in r.path:
+            out.setdefault(r.path, set()).add(r.method)
+    return out
+
+
+def _method_not_allowed(fixed: dict[str, set[str]], prefix: str, request: web.Request) -> None:
+    """`GET /v1/payments/intent` reaches the route `GET /v1/payments/{id}` with the id "intent";
+    it is the fixed path `/payments/intent` asked with a method it does not take: 405, as the
+    router answers for any other fixed path, not a malformed id."""
+    allowed = fixed.get(request.path[len(prefix):])
+    if allowed and request.method not in allowed:
+        raise DomainError(f"Method {request.method} is not allowed here", code="method_not_allowed", status=405,
+                          headers={"Allow": ",".join(sorted(allowed))})
+
+
 def _wrap(iface: Interface, route: Route):
     public = route.auth == "public"
+    fixed = _fixed_paths(iface) if "{" in route.path else {}
     allow_publishable = route.auth == "key_or_publishable"
     keyed = route.method in ("POST", "PUT")       # a PUT's key is kept and replayed like a POST's
 
@@ -263,7 +288,12 @@ def _wrap(iface: Interface, route: Route):
             if not state.allowed:
                 raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                                   headers=state.headers())
-            check_request(route, request)
+            try:
+                check_request(route, request)
+            except ValidationError as exc:
+                if exc.code == "invalid_id" and fixed:
+                    _method_not_allowed(fixed, iface.prefix, request)
+                raise
             call = Call(request, principal)
             key = call.idempotency_key if keyed else None
             if key and isinstance(principal, Principal) and route.idempotency == "route":

@@ -55,8 +55,8 @@ def fingerprint(params: Any) -> str:
 def check_key(key: Any, param: str = "idempotency_key") -> str | None:
     if key is None or key == "":
         return None
-    if not isinstance(key, str) or len(key) > MAX_KEY_LEN or not key.isprintable():
-        raise ValidationError(f"{param} must be a printable string of at most {MAX_KEY_LEN} characters",
+    if not isinstance(key, str) or len(key) > MAX_KEY_LEN or not key.isascii() or not key.isprintable():
+        raise ValidationError(f"{param} must be printable ASCII of at most {MAX_KEY_LEN} characters",
                               param=param)
     return key
 

@@ -37,7 +37,9 @@ def new_id(prefix: str, length: int = 24) -> str:
 # well-formed id that matches nothing (unknown, another tenant's, or another resource's
 # prefix) stays the lookup's 404.
 MAX_ID_LEN = 40
-_WELL_FORMED = re.compile(r"[a-z]{1,8}_[A-Za-z0-9_]{1,%d}" % (MAX_ID_LEN - 2))
+ID_LENGTH = 24                  # the random part of the ids new_id makes (its default length)
+WELL_FORMED = r"[a-z]{1,8}_[A-Za-z0-9_]{1,%d}" % (MAX_ID_LEN - 2)
+_WELL_FORMED = re.compile(WELL_FORMED)
 
 
 def check_id(value: Any, param: str = "id") -> str:

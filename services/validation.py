@@ -11,7 +11,8 @@ from services.errors import ValidationError
 
 MAX_INT = 10**15            # far beyond any amount; larger numbers are refused, not wrapped
 DEFAULT_MAX_LEN = 500
-_EMAIL = re.compile(r"^[^@\s\x00-\x1f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$")
+EMAIL_PATTERN = r"^[^@\s\x00-\x1f]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$"
+_EMAIL = re.compile(EMAIL_PATTERN)
 _MISSING = object()
 
 
@@ -42,6 +43,7 @@ class Fields:
         return value
 
     def has(self, key: str) -> bool:
+        self.seen.add(key)          # a known field, given as null: not an unknown one
         return self.data.get(key) is not None
 
     def str(self, key: str, *, required: bool = False, default: Any = None, max_len: int = DEFAULT_MAX_LEN,

@@ -187,7 +187,7 @@ async def _customer(principal: Principal, customer_id: str) -> Customer:
         return await customers.get_customer(principal=principal, customer_id=customer_id, param="customer_id")
     except NotFound:
         raise ValidationError("customer_id is not a customer of this merchant in this mode",
-                              param="customer_id") from None
+                              param="customer_id", code="resource_missing") from None
 
 
 async def create_for(*, principal: Principal, customer: Customer, currency: str, items: list[Item],

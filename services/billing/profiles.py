@@ -40,7 +40,8 @@ async def update_profile(*, principal: Principal, data: dict) -> dict:
     current = await MerchantProfile.get_or_none(merchant_id=m.id)
     vat = tax_number if f.has("tax_number") else (current.tax_number if current else None)
     if effective_country == "SA" and vat and not _SA_VAT.fullmatch(vat):
-        raise ValidationError("A Saudi VAT number has 15 digits and starts and ends with 3", param="tax_number")
+        raise ValidationError("A Saudi VAT number has 15 digits and starts and ends with 3", param="tax_number",
+                              code="invalid_tax_number")
     changes = {k: v for k, v in (("name", name), ("country", country)) if f.has(k)}
     if changes:
         await Merchant.filter(id=m.id).update(**changes)

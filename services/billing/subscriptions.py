@@ -36,7 +36,7 @@ from services.infra import clock
 STATUSES = ("active", "past_due", "unpaid", "paused", "cancelled")
 RETRY_DAYS = (1, 3, 5)            # after the declined renewal
 MAX_SPAN_DAYS = 3 * 366           # interval x interval_count: at most about three years
-_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
+INTERVAL_DAYS = {"day": 1, "week": 7, "month": 31, "year": 366}
 
 
 def subscription_object(s: Subscription) -> dict:
@@ -69,7 +69,7 @@ async def create_subscription(*, principal: Principal, data: dict) -> Subscripti
     count = f.int("interval_count", default=1, min=1, max=MAX_SPAN_DAYS)
     metadata = f.metadata() or {}
     f.reject_unknown()
-    if count * _DAYS[interval] > MAX_SPAN_DAYS:
+    if count * INTERVAL_DAYS[interval] > MAX_SPAN_DAYS:
         raise ValidationError(f"interval_count {count} x {interval} is longer than three years",
                               param="interval_count")
     try:
@@ -78,7 +78,8 @@ async def create_subscription(*, principal: Principal, data: dict) -> Subscripti
     except ValidationError:
         customer = None
     if customer is None:
-        raise ValidationError("customer_id is not a customer of this merchant in this mode", param="customer_id")
+        raise ValidationError("customer_id is not a customer of this merchant in this mode", param="customer_id",
+                              code="resource_missing")
     now = await clock.now_for(principal)
     sub = Subscription(id=new_id("sub"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                        customer_id=customer.id, plan=plan, amount=amount, currency=currency, interval=interval,

@@ -29,6 +29,7 @@ ACCESS_TTL = 15 * 60                 # seconds
 REFRESH_TTL = 30 * 24 * 3600         # seconds
 PLANS = ("free", "paid")
 ROLES = ("admin", "member")
+MIN_PASSWORD = 8
 PLAN_RULES = {
     "free": ratelimit.Rule("crm-free", 60, 60, "Rate limit exceeded (60/min on the free plan)"),
     "paid": ratelimit.Rule("crm-paid", 600, 60, "Rate limit exceeded (600/min on the paid plan)"),
@@ -107,7 +108,7 @@ def _token_hash(token: str) -> str:
 
 
 def _password(f: Fields) -> str:
-    return f.str("password", required=True, min_len=8, max_len=200, strip=False)
+    return f.str("password", required=True, min_len=MIN_PASSWORD, max_len=200, strip=False)
 
 
 def access_token(*, user_id: str, company_id: str, role: str, session_id: str) -> str:

@@ -16,7 +16,7 @@ from services.crm.accounts import CrmPrincipal
 from services.crm.currency import check_currency
 from services.crm.customers import _scope, get_customer
 from services.errors import NotFound, ValidationError
-from services.ids import new_id
+from services.ids import check_id, new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
 from services.validation import MAX_INT, Fields, check_enum, check_int, check_str
@@ -139,9 +139,9 @@ async def update_deal(*, principal: CrmPrincipal, deal_id: str, data: dict) -> D
 
 
 def _ref(value: Any, param: str) -> str:
-    """An id filter from the query string: longer than any id is a 400 naming it (the column
-    would refuse it), not a 500; an unknown one just matches nothing."""
-    return check_str(value, param, max_len=40)
+    """An id filter from the query string: a malformed id (longer than any, or not prefix_...)
+    is a 400 naming it, as billing's filters; an unknown one just matches nothing."""
+    return check_id(check_str(value, param, max_len=40), param)
 
 
 async def list_deals(*, principal: CrmPrincipal, query: dict) -> Page:

@@ -176,7 +176,10 @@ async def inbox(*, principal: CrmPrincipal, query: dict) -> Page:
     scope = _scope(principal)
     limit = check_limit(query.get("limit"))
     offset = _offset(query.get("starting_after"))
-    only_unread = query.get("unread") in ("1", "true")
+    unread = query.get("unread")
+    if unread not in (None, "1", "true", "0", "false"):
+        raise ValidationError("unread must be one of: 1, true, 0, false", param="unread")
+    only_unread = unread in ("1", "true")
     rows = await (Message.filter(**scope).annotate(last_at=Max("created_at"), n=Count("id"),
                                                    unread=Count("id", _filter=Q(read=False, direction="inbound")))
                   .group_by("customer_id", "phone").values("customer_id", "phone", "last_at", "n", "unread"))
@@ -225,11 +228,13 @@ async def mark_read(*, principal: CrmPrincipal, data: dict) -> int:
     phone = f.str("phone", max_len=32)
     f.reject_unknown()
     qs = Message.filter(**_scope(principal), direction="inbound", read=False)
+    if phone:
+        phone = normalize_phone(phone)          # checked even beside customer_id, which wins
     if customer_id:
         c = await get_customer(principal=principal, customer_id=customer_id, param="customer_id")
         qs = qs.filter(customer_id=c.id)
     elif phone:
-        qs = qs.filter(customer_id=None, phone=normalize_phone(phone))
+        qs = qs.filter(customer_id=None, phone=phone)
     else:
         raise ValidationError("customer_id or phone is required", param="customer_id")
     return await qs.update(read=True)

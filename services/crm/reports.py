@@ -250,6 +250,8 @@ def check_rate_value(v) -> Decimal:
         d = Decimal(str(v).strip())
     except InvalidOperation:
         raise ValidationError("rate must be a positive decimal, e.g. \"0.0095\"", param="rate") from None
+    if isinstance(v, float) and d.is_finite():     # a JSON number is binary: its 13th decimal on is noise
+        d = d.quantize(Decimal("1e-12"), rounding=ROUND_HALF_UP).normalize()
     if not d.is_finite() or d <= 0 or d > MAX_RATE or d.as_tuple().exponent < -12:
         raise ValidationError("rate must be a positive decimal up to 10^9 with at most 12 decimals", param="rate")
     return d

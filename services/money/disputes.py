@@ -20,7 +20,7 @@ from services.money import dispute_view, ledger
 from services.payments import cards
 from services.payments.objects import event_object
 from services.errors import InvalidState, NotFound, ValidationError
-from services.ids import new_id
+from services.ids import check_id, new_id
 from services.money.currencies import EXPONENTS
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
@@ -81,7 +81,7 @@ async def list_disputes(*, principal: Principal, limit=None, starting_after: str
     if status:
         qs = qs.filter(status=check_enum(status, "status", STATUSES))
     if payment_id:
-        qs = qs.filter(payment_id=str(payment_id)[:40])
+        qs = qs.filter(payment_id=check_id(payment_id, "payment_id"))
     return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
 
 

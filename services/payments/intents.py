@@ -236,7 +236,7 @@ def _check_client_secret(principal: Principal, intent: PaymentIntent, client_sec
         # A publishable key reaches an intent only with that intent's client secret.
         if client_secret is None:
             raise ValidationError("client_secret is required with a publishable key", param="client_secret")
-        if not hmac.compare_digest(str(client_secret), client_secret_of(intent)):
+        if not hmac.compare_digest(str(client_secret).encode(), client_secret_of(intent).encode()):   # bytes: any text
             raise NotFound("No such payment intent", param="id")
 
 
@@ -274,7 +274,8 @@ async def _check_splits(raw: list | None, *, currency: str, principal: Principal
     found = set(await Merchant.filter(id__in=[s.merchant_id for s in out]).values_list("id", flat=True))
     for i, s in enumerate(out):
         if s.merchant_id not in found:
-            raise ValidationError(f"split[{i}].merchant_id is not a merchant", param=f"split[{i}].merchant_id")
+            raise ValidationError(f"split[{i}].merchant_id is not a merchant", param=f"split[{i}].merchant_id",
+                                  code="resource_missing")
     return out
 
 
@@ -324,7 +325,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     merchant_id = f.str("merchant_id", max_len=44)
     if merchant_id is not None and merchant_id != principal.merchant_id:
         raise ValidationError("merchant_id must be your own merchant id (use split to pay others)",
-                              param="merchant_id")
+                              param="merchant_id", code="merchant_id_mismatch")
     customer_id = f.str("customer_id", max_len=64)
     order_id = f.str("order_id", max_len=200)
     description = f.str("description", max_len=1000)
@@ -533,7 +534,8 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     if count is not None and count > 1:
         raise ValidationError(f"installments are for card payments, not {method}", param="installments")
     if pm_id is not None:
-        raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id")
+        raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id",
+                              code="payment_method_not_used")       # the intent's method decides
     if method == "crypto":
         return await _confirm_crypto(intent, return_url, now)
     return await _confirm_cod(intent, return_url, now)
@@ -671,8 +673,8 @@ async def _confirm_cod(intent: PaymentIntent, return_url: str | None, now: datet
 # ---------------------------------------------------------------- 3-D Secure challenge
 
 def _check_challenge(intent: PaymentIntent | None, token: str | None) -> PaymentIntent:
-    if intent is None or not token or not hmac.compare_digest(
-            str(token), _sign(f"3ds:{intent.version}", intent.id, 32)):
+    if intent is None or not token or not hmac.compare_digest(      # bytes: a str of non-ASCII raises TypeError
+            str(token).encode(), _sign(f"3ds:{intent.version}", intent.id, 32).encode()):
         raise NotFound("No such 3-D Secure challenge", param="token")
     if intent.status != "requires_action":
         raise InvalidState(f"This challenge is over: the payment intent is {intent.status}")

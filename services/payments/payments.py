@@ -29,7 +29,7 @@ from services.money import analytics, dispute_view, ledger, markets
 from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
-from services.ids import new_id
+from services.ids import check_id, new_id
 from services.infra.runtime import runtime
 from services.money.currencies import CURRENCIES, check_amount, check_currency
 from services.pagination import Page, check_limit, keyset
@@ -398,7 +398,7 @@ async def list_payments(*, principal: Principal, limit=None, starting_after: str
     if provider:
         filters.append(("provider", "=", registry.get(provider, "provider").name))
     if customer:
-        filters.append(("customer_id", "=", check_str(customer, "customer", max_len=40)))
+        filters.append(("customer_id", "=", check_id(customer, "customer")))
     for name, value, op in (("created_gte", created_gte, ">="), ("created_lte", created_lte, "<=")):
         if value not in (None, ""):
             if isinstance(value, str) and value.isdigit():

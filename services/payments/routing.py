@@ -287,7 +287,7 @@ def decide(*, facts: Facts, choice: Choice = Choice(), rules: Sequence[Any] = ()
             if choice.explicit:
                 raise ValidationError(f"provider {pinned} does not serve {what_}"
                                       + (f" in {facts.country}" if facts.country else ""),
-                                      param="routing.provider")
+                                      param="routing.provider", code="provider_unavailable")
             notes.append(f"{pinned} named by the rule does not serve {what_}, so {strategy} ordering applies")
         else:
             ordered = [head] + [x for x in ordered if x is not head]
@@ -415,7 +415,8 @@ async def create_rule(*, principal: Principal, data: dict) -> RoutingRule:
     async with in_transaction():
         count = await RoutingRule.filter(**principal.scope).count()
         if count >= MAX_RULES:
-            raise ValidationError(f"a merchant may have at most {MAX_RULES} routing rules", param="name")
+            raise ValidationError(f"a merchant may have at most {MAX_RULES} routing rules", param="name",
+                                  code="too_many_rules")
         if priority is None:      # after the existing rules
             last = await RoutingRule.filter(**principal.scope).order_by("-priority").first()
             priority = (last.priority + 10) if last else 10

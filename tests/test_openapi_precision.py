@@ -1,0 +1,189 @@
+"""The documents say exactly what the service accepts (issue 22), and the service refuses what
+they refuse: the refusals added so that schemathesis' positive and negative data checks agree,
+each a 400 naming its parameter, and the document's own precision (id patterns from the prefixes,
+nullable optional fields, at-least-one bodies, per-currency amount limits)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from services.money import currencies as money
+from tests.crm_fixtures import crm, signup  # noqa: F401
+from tests.helpers import bearer
+from tests.intents_fixtures import RETURN_URL, confirm, create
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+async def _doc(c) -> dict:
+    r = await c.get("/openapi.json")
+    assert r.status == 200
+    return await r.json()
+
+
+def _params(doc: dict, path: str, method: str) -> dict:
+    return {p["name"]: p for p in doc["paths"][path][method].get("parameters", [])}
+
+
+def _body(doc: dict, path: str, method: str) -> dict:
+    return doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+
+
+# ---------------------------------------------------------------- the service refuses
+
+@pytest.mark.parametrize("path, param", [
+    ("/api/analytics?to=", "to"),
+    ("/api/payments/list?created_gte=", "created_gte"),
+    ("/api/customers?email=", "email"),
+    ("/v1/payments?created[lte]=", "created[lte]"),
+])
+async def test_an_empty_query_value_is_a_400_naming_it(client, merchant, path, param):
+    r = await client.get(path, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 400 and body["error"]["param"] == param, body
+    if path.startswith("/api/"):
+        assert body["error"]["message"] == "Invalid request body" and "must not be empty" in body["error"]["detail"]
+
+
+async def test_an_empty_crm_query_value_is_a_400_naming_it(crm):  # noqa: F811
+    a = await signup(crm)
+    r = await crm.get("/api/reports/revenue?to=", headers=a.h)
+    assert r.status == 400 and (await r.json())["error"]["param"] == "to"
+
+
+async def test_a_malformed_id_filter_is_a_400_not_an_empty_list(client, crm, merchant):  # noqa: F811
+    for path, param in (("/api/disputes?payment_id=null", "payment_id"), ("/api/payments/list?customer=null", "customer")):
+        r = await client.get(path, headers=bearer(merchant.sk))
+        assert r.status == 400 and (await r.json())["error"]["param"] == param, path
+    ok = await client.get("/api/disputes?payment_id=pay_" + "x" * 24, headers=bearer(merchant.sk))
+    assert ok.status == 200 and (await ok.json())["data"] == []        # well-formed, unknown: matches nothing
+    a = await signup(crm)
+    for path, param in (("/api/commissions?user_id=null", "user_id"), ("/api/deals?owner_id=null", "owner_id")):
+        r = await crm.get(path, headers=a.h)
+        assert r.status == 400 and (await r.json())["error"]["param"] == param, path
+
+
+async def test_unread_takes_only_its_documented_values(crm):  # noqa: F811
+    a = await signup(crm)
+    r = await crm.get("/api/messaging/inbox?unread=AAA", headers=a.h)
+    assert r.status == 400 and (await r.json())["error"]["param"] == "unread"
+    for v in ("1", "true", "0", "false"):
+        assert (await crm.get(f"/api/messaging/inbox?unread={v}", headers=a.h)).status == 200
+
+
+async def test_an_idempotency_key_is_printable_ascii(client, merchant):
+    r = await client.post("/api/customers", json={"name": "Ada"},
+                          headers={**bearer(merchant.sk), "X-Idempotency-Key": "clé-1".encode().decode("latin-1")})
+    body = await r.json()
+    assert r.status == 400 and "printable ASCII" in body["error"]["detail"], body
+    ok = await client.post("/api/customers", json={"name": "Ada"}, headers={**bearer(merchant.sk), "X-Idempotency-Key": "k-1"})
+    assert ok.status == 200
+
+
+async def test_a_null_optional_field_is_not_an_unknown_field(client, merchant):
+    r = await client.post("/api/routing/rules", json={"name": "r1", "strategy": "smart"}, headers=bearer(merchant.sk))
+    assert r.status == 200, await r.text()
+    rule = await r.json()
+    r = await client.put(f"/api/routing/rules/{rule['id']}", json={"name": "r2", "conditions": None},
+                         headers=bearer(merchant.sk))
+    assert r.status == 200 and (await r.json())["name"] == "r2", await r.text()
+
+
+async def test_a_non_ascii_3ds_token_or_client_secret_is_not_found_not_a_500(client, merchant):
+    i = await create(client, merchant.sk)
+    c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_threeDSecureRequired",
+                      return_url=RETURN_URL)
+    assert c["status"] == "requires_action"
+    page = await client.get(f"/v1/payments/{i['id']}/3ds", params={"token": "é" * 32})
+    assert page.status == 404
+    post = await client.post(f"/v1/payments/{i['id']}/3ds", data={"token": "ü", "outcome": "succeed"},
+                             allow_redirects=False)
+    assert post.status == 404
+    pk = await client.get(f"/v1/payments/{i['id']}", params={"client_secret": "ş" * 10},
+                          headers=bearer(merchant.pk))
+    assert pk.status == 404
+
+
+async def test_a_json_number_rate_is_rounded_to_12_decimals(crm):  # noqa: F811
+    a = await signup(crm)
+    r = await crm.put("/api/reports/rates", json={"base": "USD", "quote": "TRY", "rate": 0.1234567890123456}, headers=a.h)
+    assert r.status == 200 and (await r.json())["rate"] == "0.123456789012", await r.text()
+    r = await crm.put("/api/reports/rates", json={"base": "USD", "quote": "SAR", "rate": "0.1234567890123456"}, headers=a.h)
+    assert r.status == 400 and (await r.json())["error"]["param"] == "rate"     # text is exact: refused
+
+
+# ---------------------------------------------------------------- the document says so
+
+async def test_path_ids_declare_the_pattern_of_their_prefix(client, crm):  # noqa: F811
+    doc, crm_doc = await _doc(client), await _doc(crm)
+    for path, method, prefix in (("/api/payments/{id}", "get", "pay"), ("/api/customers/{id}", "put", "cus"),
+                                 ("/v1/payments/{id}/confirm", "post", "pay"), ("/api/routing/rules/{id}", "put", "rul"),
+                                 ("/api/webhooks/endpoints/{id}/disable", "post", "whk"),
+                                 ("/api/payment-links/{id}", "get", "lnk")):
+        assert _params(doc, path, method)["id"]["schema"]["pattern"] == f"^{prefix}_[A-Za-z0-9]{{24}}$", path
+    assert _params(crm_doc, "/api/customers/{id}", "get")["id"]["schema"]["pattern"] == "^ccu_[A-Za-z0-9]{24}$"
+    assert _params(crm_doc, "/api/deals/{id}", "put")["id"]["schema"]["pattern"] == "^deal_[A-Za-z0-9]{24}$"
+    # every path id of both documents has a pattern, and the ids the service makes match it
+    for d in (doc, crm_doc):
+        for path, item in d["paths"].items():
+            for method, op in item.items():
+                for p in op.get("parameters", []):
+                    if p["in"] == "path" and p["name"] == "id":
+                        assert re.compile(p["schema"]["pattern"]), (method, path)
+
+
+async def test_query_values_are_never_empty_and_cursors_are_ids_of_the_list(client):
+    doc = await _doc(client)
+    listing = _params(doc, "/api/customers", "get")
+    assert listing["email"]["schema"]["minLength"] == 1
+    assert listing["starting_after"]["schema"]["pattern"] == "^cus_[A-Za-z0-9]{24}$"
+    assert _params(doc, "/api/invoices", "get")["customer_id"]["schema"]["pattern"] == "^cus_[A-Za-z0-9]{24}$"
+    analytics = doc["paths"]["/api/analytics"]["get"]
+    assert analytics["x-qafila-exclusive"] == [["period", "from"], ["period", "to"]]
+    assert "Give at most one of" in analytics["description"]
+
+
+async def test_bodies_say_null_at_least_one_and_amount_limits(client):
+    doc = await _doc(client)
+    update = _body(doc, "/api/customers/{id}", "put")
+    assert update["properties"]["name"]["type"] == ["string", "null"]           # null is "not given"
+    # at least one field: on create not null nor blank ("" is "not given"), on update not null ("" is stored)
+    given = {"not": {"anyOf": [{"type": "null"}, {"type": "string", "pattern": r"^\s*$"}]}}
+    assert {"required": ["name"], "properties": {"name": given}} in _body(doc, "/api/customers", "post")["anyOf"]
+    assert {"required": ["name"], "properties": {"name": {"not": {"type": "null"}}}} in update["anyOf"]
+    assert doc["paths"]["/api/customers/{id}"]["put"]["requestBody"]["required"] is True
+    create_ = _body(doc, "/api/payments/create", "post")
+    assert create_["properties"]["amount"]["type"] == "integer"                  # required: not nullable
+    limits = {rule["if"]["properties"]["currency"]["const"]: rule["then"]["properties"]["amount"]
+              for rule in create_["allOf"]}
+    for cur in ("KWD", "TRY", "IQD", "SAR"):
+        assert limits[cur] == {"minimum": money.LIMITS[cur].minimum, "maximum": money.LIMITS[cur].maximum}, cur
+
+
+async def test_a_fixed_path_asked_with_another_method_is_a_405_not_a_malformed_id(client, merchant):
+    r = await client.get("/v1/payments/intent", headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 405 and r.headers["Allow"] == "POST" and body["error"]["code"] == "method_not_allowed", body
+    r = await client.get("/v1/payments/nope", headers=bearer(merchant.sk))          # a malformed id stays a 400
+    assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_id"
+
+
+async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client, merchant):
+    # a payment method given to an intent whose method takes none: the intent's method decides
+    qr = await create(client, merchant.sk, payment_method="crypto", crypto_asset="USDT", crypto_network="trc20")
+    body = await confirm(client, merchant.sk, qr["id"], payment_method_id="pm_card_visa", expect=400)
+    assert body["error"]["code"] == "payment_method_not_used" and body["error"]["param"] == "payment_method_id"
+    # merchant_id in an intent is the caller's own: another is refused with its own code
+    body = await create(client, merchant.sk, merchant_id="mer_" + "x" * 24, expect=400)
+    assert body["error"]["code"] == "merchant_id_mismatch" and body["error"]["param"] == "merchant_id"
+    # a Saudi merchant's tax number is its VAT number, whether the country is given or stored
+    r = await client.put("/api/merchant", json={"country": "SA", "tax_number": "123"}, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 400 and body["error"]["code"] == "invalid_tax_number" and body["error"]["param"] == "tax_number"
+    assert body["error"]["message"] == "Invalid request body"           # /api's documented 400 message
+    assert (await client.put("/api/merchant", json={"country": "SA"}, headers=bearer(merchant.sk))).status == 200
+    r = await client.put("/api/merchant", json={"tax_number": "123"}, headers=bearer(merchant.sk))
+    assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_tax_number"
+    ok = await client.put("/api/merchant", json={"tax_number": "300000000000003"}, headers=bearer(merchant.sk))
+    assert ok.status == 200 and (await ok.json())["tax_number"] == "300000000000003"
