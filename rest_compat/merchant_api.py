@@ -80,9 +80,11 @@ ROUTES: list[Route] = [
 
 def interface() -> Interface:
     from rest_compat import merchant_billing, merchant_links, merchant_money, merchant_payments, merchant_webhooks
+    from rest_compat import merchant_einvoicing
 
     routes = (ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
               + merchant_links.ROUTES
-              + merchant_money.ROUTES)
+              + merchant_money.ROUTES
+              + merchant_einvoicing.ROUTES)
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
                      rate_rule=ratelimit.MERCHANT_API, admit=auth.admit)

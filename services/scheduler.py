@@ -81,6 +81,7 @@ def register(job: JobKind) -> JobKind:
 def _load_jobs() -> None:
     """Job kinds register on import; import the modules that define them."""
     from services.billing import subscriptions  # noqa: F401
+    from services.billing.zatca import documents  # noqa: F401  (zatca.submit)
     from services.money import balance, disputes  # noqa: F401
 
 

@@ -131,7 +131,7 @@ def invoice_object(inv: Invoice) -> dict:
             "customer_id": inv.customer_id, "subscription_id": inv.subscription_id, "currency": inv.currency,
             "items": inv.items, "subtotal": inv.subtotal, "tax_rate": inv.tax_rate, "tax": inv.tax,
             "total": inv.total, "due_date": inv.due_date.isoformat(), **urls(inv), "sent_to": inv.sent_to,
-            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id,
+            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id, "zatca": inv.zatca,
             "livemode": inv.livemode, "created_at": iso(inv.created_at)}
 
 
@@ -265,6 +265,7 @@ async def mark_paid(*, principal: Principal, invoice_id: str, payment_id: str | 
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
     if inv.status == "paid":
         raise InvalidState(f"Invoice {inv.id} is already paid (at {inv.paid_at.isoformat()})")
+    await _einvoice(inv, require_cleared=False)
     now = await test_clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "paid", "paid_at": now, "payment_id": payment_id,
                                                "updated_at": now}, "invoice.paid")
@@ -277,11 +278,19 @@ async def send_invoice(*, principal: Principal, invoice_id: str, data: dict | No
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
     if inv.status == "paid":
         raise InvalidState(f"Invoice {inv.id} is paid: a paid invoice cannot be sent")
+    await _einvoice(inv, require_cleared=True)      # a standard e-invoice is cleared before it is sent
     customer = await Customer.get(id=inv.customer_id)
     to = await deliver(inv, customer, channel)
     now = await test_clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "sent", "sent_to": to, "sent_via": channel,
                                                "sent_at": now, "updated_at": now}, "invoice.sent")
+
+
+async def _einvoice(inv: Invoice, *, require_cleared: bool) -> None:
+    """A SAR invoice of a merchant onboarded with ZATCA becomes a signed e-invoice as it leaves draft."""
+    from services.billing.zatca import documents
+
+    await documents.finalise(inv, require_cleared=require_cleared)
 
 
 async def deliver(inv: Invoice, customer: Customer, channel: str) -> str:
