@@ -277,3 +277,46 @@ async def test_graphql_agrees_with_rest(client, merchant):
                  "status": "pending", "messages": []}
     assert data["data"]["zatcaUnit"] == {"status": "onboarded", "vatNumber": "300000000000003",
                                          "certificateSerial": unit["certificateSerial"], "icv": 1}
+
+
+# ---------------------------------------------------------------- refunds of invoiced payments
+
+async def test_refund_of_an_invoiced_payment_issues_a_credit_note(client, merchant):
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, currency="SAR")          # a saved SAR card
+    status, sub = await call(client, "POST", "/api/subscriptions", merchant.sk,
+                             {"customer_id": cid, "plan": "Pro", "amount": 11500, "currency": "SAR", "interval": "month"})
+    assert status == 200, sub
+    status, inv = await call(client, "GET", f"/api/invoices/{sub['latest_invoice']}", merchant.sk)
+    assert inv["status"] == "paid" and inv["zatca"]["icv"] == 1 and inv["payment_id"]
+    status, r = await call(client, "POST", f"/api/payments/{inv['payment_id']}/refund", merchant.sk,
+                           {"amount": 5000, "reason": "Downgrade"})
+    assert status == 200, r
+    notes = await ZatcaDocument.filter(invoice_id=inv["id"], kind="credit_note")
+    assert len(notes) == 1 and (notes[0].amount, notes[0].icv, notes[0].reason) == (5000, 2, "Downgrade")
+    xml = notes[0].xml.encode()
+    assert x(xml, "cac:BillingReference/cac:InvoiceDocumentReference/cbc:ID") == inv["number"]
+    assert schema_errors(xml) == [] and signing.check(xml) == []
+    # The rest of the payment: the note covers what is left, never more than the invoice.
+    status, r = await call(client, "POST", f"/api/payments/{inv['payment_id']}/refund", merchant.sk, {})
+    assert status == 200, r
+    amounts = sorted(await ZatcaDocument.filter(invoice_id=inv["id"], kind="credit_note").values_list("amount", flat=True))
+    assert amounts == [5000, 6500]
+
+
+NOTE_MUTATION = """mutation($input: ZatcaNoteInput!) { invoiceCreditNote(input: $input) {
+  note { kind number amount tax reason zatca { icv status type } } userErrors { code field message } } }"""
+
+
+async def test_graphql_credit_note_agrees_with_rest(client, merchant):
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, saved_card=None)
+    inv = await finalise(client, merchant.sk, (await sar_invoice(client, merchant.sk, cid))["id"])
+    _, data = await gql(client, NOTE_MUTATION, {"input": {"invoiceId": inv["id"], "reason": "x", "amount": 7000}},
+                        key=merchant.sk)
+    assert data["data"]["invoiceCreditNote"]["userErrors"][0]["field"] == "amount"
+    _, data = await gql(client, NOTE_MUTATION, {"input": {"invoiceId": inv["id"], "reason": "Damaged", "amount": 1150}},
+                        key=merchant.sk)
+    note = data["data"]["invoiceCreditNote"]["note"]
+    assert note == {"kind": "credit_note", "number": f"{inv['number']}-C1", "amount": 1150, "tax": 150,
+                    "reason": "Damaged", "zatca": {"icv": 2, "status": "pending", "type": "simplified"}}

@@ -244,6 +244,23 @@ async def issue_note(*, principal: Principal, invoice_id: str, kind: str, data: 
     return await issue_amount_note(inv, kind=kind, amount=amount, reason=reason)
 
 
+async def credit_for_refund(*, merchant_id: str, livemode: bool, payment_id: str, currency: str, amount: int,
+                            reason: str | None) -> ZatcaDocument | None:
+    """A refund of a payment that paid an e-invoice: a credit note for what was refunded (at most
+    what is left to credit). Called after the refund committed; None when there is nothing to do."""
+    inv = await lookup.first(Invoice, payment_id=payment_id, merchant_id=merchant_id, livemode=livemode)
+    if inv is None or inv.currency != currency:
+        return None
+    original = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
+    if original is None or original.status == "rejected":
+        return None
+    credited = sum(await ZatcaDocument.filter(invoice_id=inv.id, kind="credit_note").values_list("amount", flat=True))
+    amount = min(amount, inv.total - credited)
+    if amount <= 0:
+        return None
+    return await issue_amount_note(inv, kind="credit_note", amount=amount, reason=reason or "Refund")
+
+
 async def issue_amount_note(inv: Invoice, *, kind: str, amount: int, reason: str) -> ZatcaDocument:
     rate = _rate(inv)
     net = int((Decimal(amount) * 100 / (100 + rate)).quantize(Decimal(1), rounding="ROUND_HALF_UP"))
