@@ -21,6 +21,7 @@ class ZatcaUnit(Model):
     egs_serial = fields.CharField(max_length=100)                 # 1-Qafila|2-1.0|3-<uuid>
     address = fields.JSONField(default=dict)                      # street, building_number, district, city, postal_code
     industry = fields.CharField(max_length=100)
+    locale = fields.CharField(max_length=35, default="ar-SA")      # BCP 47; "-u-nu-arab": Arabic-Indic digits on PDFs
     certificate = fields.TextField()                              # base64 DER of the production CSID
     certificate_serial = fields.CharField(max_length=64)
     certificate_expires_at = fields.DatetimeField()

@@ -40,7 +40,7 @@ ROUTES: list[Route] = [
     Route("POST", "/einvoicing/zatca/onboard", zatca_onboard,
           summary="Onboard the EGS unit with ZATCA (OTP from the Fatoora portal)",
           request_fields=("otp", "vat_number", "organization_name", "organization_unit", "common_name",
-                          "invoice_types", "industry", "address"), response_fields=_UNIT),
+                          "invoice_types", "industry", "address", "locale"), response_fields=_UNIT),
     Route("GET", "/einvoicing/zatca", zatca_get, summary="The ZATCA EGS unit of this mode", response_fields=_UNIT),
     Route("GET", "/invoices/{id}/xml", invoices_xml, summary="The e-invoice's UBL XML (signed, or as ZATCA cleared it)"),
     Route("POST", "/invoices/{id}/credit-notes", invoices_credit_note, summary="Issue a ZATCA credit note (381)",

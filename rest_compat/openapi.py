@@ -383,7 +383,7 @@ INVOICE["properties"]["zatca"] = null(ZATCA_BLOCK)
 ZATCA_UNIT = shape({
     "object": const("zatca_unit"), "id": null(STR), "status": enum(("not_onboarded", "onboarded")), "livemode": BOOL,
     "vat_number": null(STR), "organization_name": null(STR), "organization_unit": null(STR),
-    "common_name": null(STR), "invoice_types": null(STR), "certificate_serial": null(STR),
+    "common_name": null(STR), "invoice_types": null(STR), "locale": null(STR), "certificate_serial": null(STR),
     "certificate_expires_at": null(TS), "icv": INT, "created_at": null(TS), "updated_at": null(TS)})
 ZATCA_NOTE = shape({"id": STR, "object": const("zatca_document"), "kind": enum(("credit_note", "debit_note")),
                     "invoice_id": STR, "number": STR, "amount": INT, "tax": INT, "reason": null(STR),
@@ -395,7 +395,7 @@ MERCHANT.update({
                           "vat_number": {"type": "string", "pattern": "^3[0-9]{13}3$"},
                           "organization_name": text(200, 1), "organization_unit": text(200, 1),
                           "common_name": text(200, 1), "invoice_types": enum(("1100", "1000", "0100")),
-                          "industry": text(100, 1),
+                          "industry": text(100, 1), "locale": text(35, 2, description="BCP 47, e.g. ar-SA-u-nu-arab"),
                           "address": body({"street": text(127), "building_number": {"type": "string", "pattern": "^[0-9]{4}$"},
                                            "district": text(127), "city": text(127),
                                            "postal_code": {"type": "string", "pattern": "^[0-9]{5}$"}})},

@@ -53,6 +53,7 @@ class ZatcaUnit:
     organization_unit: str | None
     common_name: str | None
     invoice_types: str | None
+    locale: str | None = strawberry.field(description="BCP 47; -u-nu-arab prints Arabic-Indic digits on Arabic PDFs")
     certificate_serial: str | None
     certificate_expires_at: datetime | None
     icv: int
@@ -62,7 +63,7 @@ class ZatcaUnit:
         return cls(id=strawberry.ID(d["id"]) if d["id"] else None, status=d["status"], livemode=d["livemode"],
                    vat_number=d["vat_number"], organization_name=d["organization_name"],
                    organization_unit=d["organization_unit"], common_name=d["common_name"],
-                   invoice_types=d["invoice_types"], certificate_serial=d["certificate_serial"],
+                   invoice_types=d["invoice_types"], locale=d["locale"], certificate_serial=d["certificate_serial"],
                    certificate_expires_at=datetime.fromisoformat(d["certificate_expires_at"].replace("Z", "+00:00"))
                    if d["certificate_expires_at"] else None, icv=d["icv"])
 
@@ -97,6 +98,7 @@ class ZatcaOnboardInput:
     common_name: str
     invoice_types: str | None = strawberry.UNSET
     industry: str | None = strawberry.UNSET
+    locale: str | None = strawberry.UNSET
     address: ZatcaAddressInput | None = strawberry.UNSET
 
 

@@ -27,6 +27,7 @@ class Migration(migrations.Migration):
                 ('egs_serial', fields.CharField(max_length=100)),
                 ('address', fields.JSONField(default=dict, encoder=JSON_DUMPS, decoder=loads)),
                 ('industry', fields.CharField(max_length=100)),
+                ('locale', fields.CharField(default='ar-SA', max_length=35)),
                 ('certificate', fields.TextField(unique=False)),
                 ('certificate_serial', fields.CharField(max_length=64)),
                 ('certificate_expires_at', fields.DatetimeField(auto_now=False, auto_now_add=False)),

@@ -277,6 +277,30 @@ async def issue_amount_note(inv: Invoice, *, kind: str, amount: int, reason: str
     return doc
 
 
+def digits_of(locale: str | None) -> str:
+    """BCP 47 numbering-system extension: "ar-SA-u-nu-arab" asks for Arabic-Indic digits."""
+    parts = (locale or "").lower().split("-")
+    if "u" in parts:
+        ext = parts[parts.index("u") + 1:]
+        if "nu" in ext and ext.index("nu") + 1 < len(ext):
+            return ext[ext.index("nu") + 1]
+    return "latn"
+
+
+async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str] | None:
+    """What the PDF of an e-invoice shows: (QR payload, standard?, issue time in Saudi time,
+    digits), from the stored (cleared) XML; None for an invoice that is not an e-invoice."""
+    doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
+    if doc is None:
+        return None
+    unit = await ZatcaUnit.get(id=doc.unit_id)
+    parts = signing.read(doc.xml.encode("utf-8"))
+    qr = ubl.text(parts.root, "cac:AdditionalDocumentReference[cbc:ID='QR']/cac:Attachment/"
+                              "cbc:EmbeddedDocumentBinaryObject", signing.NS_ALL)
+    issued = datetime.fromisoformat(f"{ubl.text(parts.root, 'cbc:IssueDate')}T{ubl.text(parts.root, 'cbc:IssueTime')}")
+    return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale)
+
+
 async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
     from services.billing.invoices import get_invoice
 

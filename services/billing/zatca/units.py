@@ -62,11 +62,11 @@ def unit_object(u: ZatcaUnit | None, principal: Principal) -> dict:
     if u is None:
         return {"object": "zatca_unit", "id": None, "status": "not_onboarded", "livemode": principal.livemode,
                 "vat_number": None, "organization_name": None, "organization_unit": None, "common_name": None,
-                "invoice_types": None, "certificate_serial": None, "certificate_expires_at": None, "icv": 0,
+                "invoice_types": None, "locale": None, "certificate_serial": None, "certificate_expires_at": None, "icv": 0,
                 "created_at": None, "updated_at": None}
     return {"object": "zatca_unit", "id": u.id, "status": u.status, "livemode": u.livemode, "vat_number": u.vat_number,
             "organization_name": u.organization_name, "organization_unit": u.organization_unit,
-            "common_name": u.common_name, "invoice_types": u.invoice_types,
+            "common_name": u.common_name, "invoice_types": u.invoice_types, "locale": u.locale,
             "certificate_serial": u.certificate_serial, "certificate_expires_at": iso(u.certificate_expires_at),
             "icv": u.icv, "created_at": iso(u.created_at), "updated_at": iso(u.updated_at)}
 
@@ -92,6 +92,9 @@ async def onboard(*, principal: Principal, data: dict) -> ZatcaUnit:
     types = f.enum("invoice_types", INVOICE_TYPES, default="1100")
     industry = f.str("industry", default="Retail", min_len=1, max_len=100)
     address = _address(f.obj("address"))
+    locale = f.str("locale", default="ar-SA", max_len=35)
+    if not re.fullmatch(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*", locale):
+        raise ValidationError("locale must be a BCP 47 language tag, e.g. ar-SA or ar-SA-u-nu-arab", param="locale")
     f.reject_unknown()
 
     rt = runtime()
@@ -127,7 +130,7 @@ async def onboard(*, principal: Principal, data: dict) -> ZatcaUnit:
         unit_id = unit.id if unit else new_id("egs")
         fields = dict(status="onboarded", vat_number=vat, organization_name=org, organization_unit=org_unit,
                       common_name=common_name, invoice_types=types, egs_serial=serial, address=address,
-                      industry=industry, certificate=_b64_der(cert), certificate_serial=format(cert.serial_number, "x"),
+                      industry=industry, locale=locale, certificate=_b64_der(cert), certificate_serial=format(cert.serial_number, "x"),
                       certificate_expires_at=cert.not_valid_after_utc, token=token,
                       secret_enc=keys.encrypt(rt.config.secret_key, str(prod.body.get("secret") or "").encode(),
                                               context=unit_id),
