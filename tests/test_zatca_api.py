@@ -320,3 +320,14 @@ async def test_graphql_credit_note_agrees_with_rest(client, merchant):
     note = data["data"]["invoiceCreditNote"]["note"]
     assert note == {"kind": "credit_note", "number": f"{inv['number']}-C1", "amount": 1150, "tax": 150,
                     "reason": "Damaged", "zatca": {"icv": 2, "status": "pending", "type": "simplified"}}
+
+
+async def test_concurrent_finalisations_of_one_invoice_make_one_document(client, merchant):
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, saved_card=None)
+    inv = await sar_invoice(client, merchant.sk, cid)
+    answers = await asyncio.gather(*(call(client, "PUT", f"/api/invoices/{inv['id']}/mark-paid", merchant.sk)
+                                     for _ in range(5)))
+    assert sorted(s for s, _ in answers) == [200, 400, 400, 400, 400]          # invalid_state: already paid
+    docs = await ZatcaDocument.filter(invoice_id=inv["id"])
+    assert len(docs) == 1 and docs[0].icv == 1

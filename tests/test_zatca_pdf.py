@@ -76,7 +76,10 @@ async def test_the_app_prints_the_qr_of_the_einvoice_xml(client, merchant):
                     namespaces=signing.NS_ALL)[0].text
     text, reader = await app_pdf_text(client, inv["pdf_url"])
     text = unicodedata.normalize("NFKC", text)
-    assert "Simplified Tax Invoice" in text and shown(text, "١٤٤٧")   # the test clock is in January 2026: 1447 AH
+    ksa = datetime.fromisoformat(inv["created_at"].replace("Z", "+00:00")).astimezone(KSA).date()
+    hijri_year = arabic_indic(format_hijri(ksa, "en").split()[-2])
+    assert "Simplified Tax Invoice" in text and shown(text, hijri_year)
+    assert "Acme Trading LLC" in text and shown(text, "300000000000003")   # the seller of the XML
     assert shown(text, "٦٩.٠٠") and "69.00" not in text              # 69.00 SAR, Arabic-Indic
     images = [img for page in reader.pages for img in page.images]
     assert len(images) == 1 and qr_matches(images[0].image, qr)

@@ -375,6 +375,11 @@ async def render_pdf(inv: Invoice) -> bytes:
         if info is not None:
             doc.einvoice = pdf.EInvoice(qr=info[0], standard=info[1], issued_at=info[2])
             doc.digits = info[3]
+            a = info[4].address          # the seller as the XML (and the QR) name it
+            doc.merchant.name, doc.merchant.tax_number, doc.merchant.country = info[4].name, info[4].vat_number, "SA"
+            doc.merchant.address = "\n".join(x for x in (a.street and f"{a.building_number or ''} {a.street}".strip(),
+                                                          a.district, " ".join(filter(None, (a.city, a.postal_code))))
+                                             if x) or doc.merchant.address
     # 0.1-0.2 s of CPU: off the event loop, so other requests go on meanwhile.
     return await asyncio.to_thread(pdf.render_invoice_pdf, doc)
 

@@ -90,6 +90,10 @@ async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[ubl.Line]
                  total: int, rate: Decimal, reason: str | None = None) -> ZatcaDocument:
     """Sign one document at the head of the unit's chain (the caller holds the transaction)."""
     unit = await ZatcaUnit.filter(id=unit_id).select_for_update().get()
+    if kind == "invoice":       # a concurrent finalisation of the same invoice got there first: one document
+        existing = await ZatcaDocument.filter(invoice_id=inv.id, kind="invoice").first()
+        if existing is not None:
+            return existing
     customer = await Customer.get(id=inv.customer_id)
     buyer, simplified = _buyer(customer)
     now = await _now_for(inv)
@@ -287,9 +291,10 @@ def digits_of(locale: str | None) -> str:
     return "latn"
 
 
-async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str] | None:
+async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str, ubl.Party] | None:
     """What the PDF of an e-invoice shows: (QR payload, standard?, issue time in Saudi time,
-    digits), from the stored (cleared) XML; None for an invoice that is not an e-invoice."""
+    digits, the seller as the XML names it), from the stored (cleared) XML; None for an invoice
+    that is not an e-invoice."""
     doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
     if doc is None:
         return None
@@ -298,7 +303,8 @@ async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str] | None:
     qr = ubl.text(parts.root, "cac:AdditionalDocumentReference[cbc:ID='QR']/cac:Attachment/"
                               "cbc:EmbeddedDocumentBinaryObject", signing.NS_ALL)
     issued = datetime.fromisoformat(f"{ubl.text(parts.root, 'cbc:IssueDate')}T{ubl.text(parts.root, 'cbc:IssueTime')}")
-    return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale)
+    seller = ubl.Party(unit.organization_name, unit.vat_number, ubl.Address(**(unit.address or {})))
+    return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale), seller
 
 
 async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
