@@ -331,3 +331,16 @@ async def test_concurrent_finalisations_of_one_invoice_make_one_document(client,
     assert sorted(s for s, _ in answers) == [200, 400, 400, 400, 400]          # invalid_state: already paid
     docs = await ZatcaDocument.filter(invoice_id=inv["id"])
     assert len(docs) == 1 and docs[0].icv == 1
+
+
+async def test_sandbox_over_http_answers_zatca_json(client):
+    r = await client.post("/sandbox/zatca/compliance", json={"csr": "x"}, headers={"OTP": "000000"})
+    assert r.status == 400 and (await r.json())["code"] == "Invalid-OTP"
+    r = await client.post("/sandbox/zatca/compliance", json={"csr": "not a csr"}, headers={"OTP": "123345"})
+    assert r.status == 400 and (await r.json())["code"] == "Invalid-CSR"
+    r = await client.post("/sandbox/zatca/invoices/reporting/single", json={})
+    assert r.status == 401
+    r = await client.post("/sandbox/zatca/nope", json={})
+    assert r.status == 404
+    r = await client.post("/sandbox/zatca/compliance", data=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status == 400

@@ -203,3 +203,45 @@ def test_simulator_reports_a_good_document_and_refuses_clearing_a_simplified_one
     assert status == 200 and out["reportingStatus"] == "REPORTED" and out["validationResults"]["status"] == "PASS"
     status, out = simulator.submit(secret_key=SECRET, authorization=auth, body=body, now=now, action="clearance")
     assert status == 400 and out["clearanceStatus"] == "NOT_CLEARED"
+
+
+def test_compliance_samples_cover_each_declared_type_and_are_valid():
+    from services.billing.zatca.units import compliance_samples
+
+    now = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    docs = compliance_samples(types="1100", vat="300000000000003", organization="Acme", address={}, now=now)
+    assert sorted((d.simplified, d.type_code) for d in docs) == [(False, "381"), (False, "383"), (False, "388"),
+                                                                 (True, "381"), (True, "383"), (True, "388")]
+    assert [d.simplified for d in compliance_samples(types="0100", vat="300000000000003", organization="A",
+                                                     address={}, now=now)] == [True] * 3
+    key, cert, _, _ = unit()
+    for d in docs:
+        signed = signing.sign(d, private_key=key, cert=cert, signing_time=now)
+        assert schema_errors(signed.xml) == [] and signing.check(signed.xml) == []
+
+
+def test_zatca_url_setting_is_checked(tmp_path):
+    from app.settings import SettingsError, load_settings
+
+    env = {"QAFILA_ENV": "test", "QAFILA_VAR_DIR": str(tmp_path)}
+    assert load_settings(env).zatca_url == ""
+    url = "https://gw-fatoora.zatca.gov.sa/e-invoicing/simulation"
+    assert load_settings({**env, "QAFILA_ZATCA_URL": url + "/"}).zatca_url == url
+    with pytest.raises(SettingsError, match="QAFILA_ZATCA_URL"):
+        load_settings({**env, "QAFILA_ZATCA_URL": "ftp://x"})
+
+
+@pytest.mark.parametrize("invoice", [
+    "not base64!", base64.b64encode(b"<not-xml").decode(), base64.b64encode(b"<Invoice/>").decode(),
+    base64.b64encode(b'<Invoice xmlns="urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"><x/></Invoice>').decode(),
+])
+def test_simulator_answers_garbage_with_zatca_errors_not_a_crash(invoice):
+    _, cert, token, secret = unit()
+    auth = "Basic " + base64.b64encode(f"{token}:{secret}".encode()).decode()
+    for action in ("reporting", "clearance", "compliance"):
+        status, out = simulator.submit(secret_key=SECRET, authorization=auth, now=datetime.now(timezone.utc),
+                                       body={"invoiceHash": "x", "uuid": "y", "invoice": invoice}, action=action)
+        assert status == 400 and out["validationResults"]["errorMessages"], out
+    for bad in (None, "Basic !!!", "Bearer x", "Basic " + base64.b64encode(b"nocolon").decode()):
+        assert simulator.submit(secret_key=SECRET, authorization=bad, body={}, now=datetime.now(timezone.utc),
+                                action="reporting")[0] == 401

@@ -195,8 +195,11 @@ def sign(doc: ubl.Document, *, private_key: ec.EllipticCurvePrivateKey, cert: x5
     return Signed(xml=xml, hash=hash_b64, signature=signature_b64, qr=qr)
 
 
-def signed_properties_digest(root: etree._Element) -> str:
-    props = root.xpath("//xades:SignedProperties", namespaces=NS_ALL)[0]
+def signed_properties_digest(root: etree._Element) -> str | None:
+    found = root.xpath("//xades:SignedProperties", namespaces=NS_ALL)
+    if not found:
+        return None
+    props = found[0]
     return hex_digest_b64(etree.tostring(props, method="c14n", exclusive=False, with_comments=False))
 
 
@@ -254,7 +257,7 @@ def check(xml: bytes) -> list[tuple[str, str]]:
     cert_b64 = base64.b64encode(parts.certificate.public_bytes(serialization.Encoding.DER)).decode("ascii")
     if parts.cert_digest != hex_digest_b64(cert_b64.encode("ascii")):
         errors.append(("invalid-signing-certificate", "The certificate digest does not match the certificate"))
-    if parts.props_digest != signed_properties_digest(parts.root):
+    if parts.props_digest is None or parts.props_digest != signed_properties_digest(parts.root):
         errors.append(("signed-properties-hashing", "The signed properties digest does not match"))
     qr = parts.qr
     if not qr:

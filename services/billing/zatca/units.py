@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import re
 import uuid
+from decimal import Decimal
 
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
@@ -14,7 +15,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.einvoicing import ZatcaUnit
-from services.billing.zatca import api, keys, simulator
+from services.billing.zatca import api, keys, signing, simulator, ubl
 from services.errors import DomainError, ServiceUnavailable, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -110,6 +111,8 @@ async def onboard(*, principal: Principal, data: dict) -> ZatcaUnit:
     if ans.status != 200 or not ans.body.get("binarySecurityToken"):
         raise _refused(ans, "onboarding", param="otp" if ans.body.get("code") == "Invalid-OTP" else None)
     compliance_auth = api.basic(ans.body["binarySecurityToken"], str(ans.body.get("secret") or ""))
+    await _compliance_checks(key, ans.body["binarySecurityToken"], compliance_auth, livemode=principal.livemode,
+                             types=types, vat=vat, organization=org, address=address, now=rt.clock.now())
     prod = await api.call("/production/csids", livemode=principal.livemode, authorization=compliance_auth,
                           body={"compliance_request_id": str(ans.body.get("requestID"))})
     if prod.status == 0 or prod.status >= 500:
@@ -144,6 +147,43 @@ async def onboard(*, principal: Principal, data: dict) -> ZatcaUnit:
             for k, v in fields.items():
                 setattr(unit, k, v)
     return unit
+
+
+def compliance_samples(*, types: str, vat: str, organization: str, address: dict, now) -> list[ubl.Document]:
+    """The documents ZATCA wants checked before it issues a production CSID: an invoice, a credit
+    note and a debit note of each type the unit issues (standard: types[0] == "1", simplified:
+    types[1] == "1"). They are not part of the unit's chain."""
+    out: list[ubl.Document] = []
+    seller = ubl.Party(organization, vat, ubl.Address(**address))
+    kinds = [k for k, on in ((False, types[0] == "1"), (True, types[1] == "1")) if on]
+    for simplified in kinds:
+        buyer = ubl.Party("Compliance check") if simplified else ubl.Party("Compliance check", "311111111111113")
+        for n, kind in enumerate(("invoice", "credit_note", "debit_note"), start=1):
+            out.append(ubl.Document(
+                number=f"COMPLIANCE-{n}", uuid=str(uuid.uuid4()), issued_at=now, kind=kind, simplified=simplified,
+                currency="SAR", icv=n, pih=FIRST_PIH, seller=seller, buyer=buyer,
+                lines=[ubl.Line("Compliance check", 1, 10000, 10000)], subtotal=10000, tax=1500, total=11500,
+                tax_rate=Decimal(15), billing_reference="COMPLIANCE-1" if kind != "invoice" else None,
+                reason="Compliance check" if kind != "invoice" else None))
+    return out
+
+
+async def _compliance_checks(key, token: str, auth: str, *, livemode: bool, types: str, vat: str,
+                             organization: str, address: dict, now) -> None:
+    try:
+        cert = simulator.certificate_of(token)
+    except (ValueError, TypeError):
+        raise ZatcaRefused("ZATCA's compliance CSID carried no readable certificate") from None
+    for doc in compliance_samples(types=types, vat=vat, organization=organization, address=address, now=now):
+        signed = signing.sign(doc, private_key=key, cert=cert, signing_time=now)
+        ans = await api.call("/compliance/invoices", livemode=livemode, authorization=auth,
+                             body={"invoiceHash": signed.hash, "uuid": doc.uuid,
+                                   "invoice": base64.b64encode(signed.xml).decode("ascii")})
+        if ans.status == 0 or ans.status >= 500:
+            raise zatca_unavailable()
+        if ans.status != 200:
+            raise _refused(ans, f"compliance check of a {'simplified' if doc.simplified else 'standard'} "
+                                f"{doc.kind.replace('_', ' ')}")
 
 
 def _b64_der(cert: x509.Certificate) -> str:
