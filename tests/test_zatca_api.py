@@ -344,3 +344,24 @@ async def test_sandbox_over_http_answers_zatca_json(client):
     assert r.status == 404
     r = await client.post("/sandbox/zatca/compliance", data=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status == 400
+
+
+async def test_a_changed_secret_key_is_a_clear_409_and_the_job_retries(client, merchant):
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, saved_card=None)
+    first = await finalise(client, merchant.sk, (await sar_invoice(client, merchant.sk, cid))["id"])
+    second = await sar_invoice(client, merchant.sk, cid)
+    cfg = runtime().config
+    saved = cfg.secret_key
+    try:
+        cfg.secret_key = "another-secret-key-0123456789abcdef0123456789"
+        status, out = await call(client, "PUT", f"/api/invoices/{second['id']}/mark-paid", merchant.sk)
+        assert status == 409 and out["error"]["code"] == "zatca_unit_unreadable"
+        assert "another-secret" not in str(out) and saved not in str(out)
+        out = await advance(client, merchant.sk, days=1)
+        doc = await ZatcaDocument.get(invoice_id=first["id"])
+        assert doc.status == "pending" and doc.messages[0]["code"] == "zatca_unit_unreadable"
+    finally:
+        cfg.secret_key = saved
+    await advance(client, merchant.sk, days=1)
+    assert (await ZatcaDocument.get(invoice_id=first["id"])).status == "reported"

@@ -22,6 +22,7 @@ import uuid as uuidlib
 from datetime import datetime, timedelta
 from decimal import Decimal
 
+from cryptography.exceptions import InvalidTag
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
@@ -31,7 +32,7 @@ from models.payments import Customer
 from services import events, scheduler
 from services.billing.zatca import api, keys, signing, simulator, ubl
 from services.billing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
-from services.errors import InvalidState, NotFound, ValidationError
+from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.infra.clock import overridden
 from services.infra.runtime import runtime
@@ -53,6 +54,21 @@ async def _now_for(inv: Invoice) -> datetime:
     from services.billing import test_clock
 
     return await test_clock.now_for(Principal(merchant_id=inv.merchant_id, livemode=inv.livemode, kind="secret"))
+
+
+class UnitUnreadable(DomainError):
+    status = 409
+    code = "zatca_unit_unreadable"
+
+
+def _unseal(unit: ZatcaUnit, token: str) -> bytes:
+    """A secret of the unit, decrypted; a QAFILA_SECRET_KEY other than the one it was sealed with
+    is a clear 409 (onboard again), never a crash of the caller or of the job."""
+    try:
+        return keys.decrypt(runtime().config.secret_key, token, context=unit.id)
+    except (InvalidTag, ValueError):
+        raise UnitUnreadable("The ZATCA unit's key cannot be read with the current QAFILA_SECRET_KEY (was it "
+                             "changed?): onboard the unit again (POST /api/einvoicing/zatca/onboard)") from None
 
 
 def backoff(attempts: int) -> timedelta:
@@ -108,7 +124,7 @@ async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[ubl.Line]
         seller=ubl.Party(unit.organization_name, unit.vat_number, ubl.Address(**(unit.address or {}))),
         buyer=buyer, lines=lines, subtotal=subtotal, tax=tax, total=total, tax_rate=rate,
         billing_reference=inv.number if kind != "invoice" else None, reason=reason)
-    key = keys.load_private(keys.decrypt(runtime().config.secret_key, unit.private_key_enc, context=unit.id))
+    key = keys.load_private(_unseal(unit, unit.private_key_enc))
     cert = simulator.certificate_of(unit.token)
     signed = signing.sign(doc, private_key=key, cert=cert, signing_time=now)
     row = await ZatcaDocument.create(
@@ -180,7 +196,14 @@ async def submit(doc_id: str, when: datetime) -> str | None:
         return None
     doc = await ZatcaDocument.get(id=doc_id)
     unit = await ZatcaUnit.get(id=doc.unit_id)
-    secret = keys.decrypt(runtime().config.secret_key, unit.secret_enc, context=unit.id).decode()
+    try:
+        secret = _unseal(unit, unit.secret_enc).decode()
+    except UnitUnreadable as exc:       # retried with backoff: the merchant re-onboards, nothing is lost
+        changes = {"attempts": doc.attempts + 1, "next_attempt_at": when + backoff(doc.attempts + 1),
+                   "messages": [{"type": "WARNING", "code": exc.code, "category": "", "message": str(exc)}],
+                   "updated_at": when}
+        await ZatcaDocument.filter(id=doc.id).update(**changes)
+        return f"{doc.kind} {doc.number} (ICV {doc.icv}): {exc.code}; retry later"
     path = "/invoices/clearance/single" if doc.type == "standard" else "/invoices/reporting/single"
     body = {"invoiceHash": doc.hash, "uuid": doc.uuid,
             "invoice": base64.b64encode(doc.xml.encode("utf-8")).decode("ascii")}
