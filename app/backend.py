@@ -13,6 +13,7 @@ from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as migrate_api
 
 from app.crm_http import AiohttpSender
+from app.jobs import register_job_kinds
 from app.settings import Settings
 from models import tortoise_config
 from services.infra import runtime as rt_mod
@@ -116,6 +117,7 @@ class Backend:
             await migrate_database(self.settings)
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)
         rt_mod.install(self.runtime)
+        register_job_kinds()
         self.started = True
 
     async def stop(self) -> None:
@@ -125,21 +127,3 @@ class Backend:
         rt_mod.install(None)
         await self.runtime.kv.close()
         await Tortoise.close_connections()
-
-    async def health(self) -> dict[str, str]:
-        from tortoise import connections
-
-        out = {"status": "ok", "database": "ok", "kv": "ok"}
-        try:
-            await connections.get("default").execute_query("SELECT 1")
-        except Exception as exc:  # noqa: BLE001 - reported, not raised
-            log.warning("health: database down: %s", type(exc).__name__)
-            out["database"] = "down"
-        try:
-            await self.runtime.kv.ping()
-        except Exception as exc:  # noqa: BLE001
-            log.warning("health: kv down: %s", type(exc).__name__)
-            out["kv"] = "down"
-        if out["database"] != "ok" or out["kv"] != "ok":
-            out["status"] = "degraded"
-        return out

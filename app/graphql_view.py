@@ -8,6 +8,9 @@ from pathlib import Path
 
 import orjson
 from aiohttp import web
+from graphql import (FieldNode, FragmentDefinitionNode, FragmentSpreadNode, InlineFragmentNode,
+                     OperationDefinitionNode, parse)
+from graphql import OperationType as GraphQLOperationType
 from cross_web import HTTPException
 from strawberry.aiohttp.views import AiohttpWebSocketAdapter, GraphQLView
 from strawberry.exceptions import MissingQueryError
@@ -109,6 +112,12 @@ class QafilaGraphQLView(GraphQLView):
             if state is None:
                 subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
                 state = await ratelimit.hit(rule, subject)
+            if state.allowed and request.method == "POST" and _is_json(request.headers.get("Content-Type")):
+                # Each root field of a mutation counts, as if the aliased fields came one by one.
+                extra = _mutation_fields(await request.read()) - 1
+                if extra > 0:
+                    subject = getattr(principal, "credential_id", None) or f"ip:{client_address(request)}"
+                    state = await ratelimit.hit(rule, subject, count=extra)
             if not state.allowed:
                 return json_response({"data": None, "errors": [{
                     "message": rule.message,
@@ -217,6 +226,48 @@ class QafilaGraphQLView(GraphQLView):
 _POST_OPERATIONS = OperationType.from_http("POST")
 _HTTP_CODES = {400: "invalid_request", 404: "resource_not_found", 405: "method_not_allowed",
                415: "unsupported_media_type"}
+
+
+def _is_json(content_type: str | None) -> bool:
+    try:
+        _check_media(content_type)
+    except DomainError:
+        return False         # refused by _run before its body is read
+    return True
+
+
+def _mutation_fields(raw: bytes) -> int:
+    """How many root fields the mutation of a POST body runs (1 for anything else, including a
+    body that is not a well-formed request: its refusal comes later, counted once)."""
+    if b"mutation" not in raw:
+        return 1
+    try:
+        data = orjson.loads(raw)
+        return _root_mutation_fields(data["query"], data.get("operationName"))
+    except Exception:
+        return 1
+
+
+@functools.lru_cache(maxsize=256)
+def _root_mutation_fields(query: str, operation_name: str | None) -> int:
+    document = parse(query)
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)
+                  and (operation_name is None or (d.name and d.name.value == operation_name))]
+    if len(operations) != 1 or operations[0].operation != GraphQLOperationType.MUTATION:
+        return 1
+
+    def count(selection_set, seen: frozenset) -> int:
+        n = 0
+        for sel in selection_set.selections:
+            if isinstance(sel, FieldNode):
+                n += sel.name.value != "__typename"
+            elif isinstance(sel, InlineFragmentNode):
+                n += count(sel.selection_set, seen)
+            elif isinstance(sel, FragmentSpreadNode) and sel.name.value in fragments and sel.name.value not in seen:
+                n += count(fragments[sel.name.value].selection_set, seen | {sel.name.value})
+        return n
+    return max(1, count(operations[0].selection_set, frozenset()))
 
 
 def _check_media(content_type: str | None) -> None:

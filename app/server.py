@@ -11,7 +11,7 @@ import aiohttp_cors
 from aiohttp import web
 
 from app.backend import Backend
-from app import logs, webhook_sender
+from app import health, logs, webhook_sender
 from app.graphql_view import QafilaGraphQLView
 from app.settings import Settings, load_settings
 from rest_compat import intents_v1, merchant_api
@@ -204,16 +204,12 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
                 task.cancel()
         app.cleanup_ctx.append(run_workers)
 
-    async def health(request: web.Request) -> web.Response:
-        body = await request.app[BACKEND].health()
-        return json_response(body, status=200 if body["status"] == "ok" else 503)
-
     ifaces = interfaces(kind)
 
     async def openapi(request: web.Request) -> web.Response:
         return json_response(_openapi(request.app, ifaces, kind, settings))
 
-    app.router.add_get("/health", health)
+    health.install(app, lambda a: a[BACKEND])     # /health, /health/live, /health/ready
     app.router.add_get("/openapi.json", openapi)
     app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
     app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN

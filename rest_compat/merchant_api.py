@@ -20,11 +20,15 @@ DOCUMENTED_MESSAGES = {
 
 
 def render_error(err: DomainError, rid: str) -> dict:
+    """The documented message of the status ("Invalid request body" for every 400: the reason
+    is in `detail`, the field in `param`); a 429 names the limit that applied, in the documented
+    form ("Rate limit exceeded (5/min)" for one-time passwords)."""
     message = DOCUMENTED_MESSAGES.get(err.status, err.message)
-    if err.status == 400 and err.code not in ("invalid_request", "invalid_json"):
-        message = err.message      # a refused transition says what is wrong, not "invalid body"
+    if err.status == 429 and err.message.startswith("Rate limit exceeded ("):
+        message = err.message
     return {"error": {"type": err.type, "code": err.code, "message": message, "param": err.param,
-                      "detail": err.message, **err.extra_fields(), "request_id": rid}}
+                      "detail": getattr(err, "detail", None) or err.message, **err.extra_fields(),
+                      "request_id": rid}}
 
 
 # ---------------------------------------------------------------- authentication

@@ -764,8 +764,8 @@ IDEMPOTENCY_HEADERS = (
 
 
 def takes_idempotency_key(iface_name: str, route: Route) -> bool:
-    """POSTs of /api and /v1 made with a key honour Idempotency-Key (rest_compat.routing._wrap)."""
-    return route.method == "POST" and iface_name in ("merchant", "v1") and route.auth != "public" \
+    """POSTs and PUTs of /api and /v1 made with a key honour Idempotency-Key (rest_compat.routing._wrap)."""
+    return route.method in ("POST", "PUT") and iface_name in ("merchant", "v1") and route.auth != "public" \
         and getattr(route, "idempotency", "route") != "none" \
         and getattr(route, "content_type", "application/json") == "application/json"
 
@@ -840,10 +840,22 @@ def paths(iface: Interface) -> dict:
 
 
 # Routes of the application itself (not of a REST table), documented when the app has them.
-HEALTH = shape({"status": enum(("ok", "degraded")), "database": enum(("ok", "down")), "kv": enum(("ok", "down"))})
+_STATE = enum(("ok", "busy", "down"))     # busy: every pooled connection in use, the server answers
+HEALTH = shape({"status": enum(("ok", "degraded")), "database": _STATE, "kv": _STATE})
+LIVE = shape({"status": enum(("ok",))})
+READY = shape({"status": enum(("ready", "not_ready")), "database": _STATE, "kv": _STATE,
+               "migrations": enum(("applied", "pending", "unknown")),
+               "not_ready": arr(enum(("database", "kv", "migrations")))})
 APP_OPERATIONS: dict[tuple[str, str], tuple[str, Op]] = {
-    ("GET", "/health"): ("Liveness and the state of the database and key-value store (503 when degraded)",
-                         Op(HEALTH)),
+    ("GET", "/health"): ("The state of the database and key-value store: busy (every pooled connection in use, "
+                         "the server answering) is not down; 503 when one is down", Op(HEALTH)),
+    ("GET", "/health/live"): ("Liveness for orchestrators: the process answers (no dependency is checked)",
+                              Op(LIVE)),
+    ("GET", "/health/ready"): ("Readiness for load balancers: the database and the store answer and every "
+                               "migration is applied (503 naming what is not ready)", Op(READY)),
+    ("GET", "/metrics"): ("Prometheus metrics (text format 0.0.4): requests by route template and status, "
+                          "payments, webhooks, scheduler lag, pool use. Present when QAFILA_METRICS is on",
+                          Op(None, media="text/plain")),
     ("GET", "/openapi.json"): ("This document", Op({"type": "object"})),
     ("GET", "/invoices/{token}.pdf"): ("An invoice's PDF (the pdf_url of the invoice, no key needed)",
                                        Op(None, media="application/pdf")),
@@ -858,7 +870,7 @@ APP_OPERATIONS: dict[tuple[str, str], tuple[str, Op]] = {
                                                            "clearedInvoice", "requestID", "binarySecurityToken",
                                                            "secret", "dispositionMessage")))),
 }
-APP_ERRORS = {"/health": (503,), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503),
+APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503),
               "/sandbox/zatca/{path}": (400, 401, 404, 429, 500, 503)}
 NOT_DOCUMENTED = ("/graphql", "/docs", "/static")
 
@@ -872,6 +884,9 @@ def app_operation(method: str, path: str) -> dict:
     if path == "/health":
         out["responses"]["503"] = {"description": "Degraded: a backing service is down",
                                    "content": {"application/json": {"schema": HEALTH}}}
+    if path == "/health/ready":
+        out["responses"]["503"] = {"description": "Not ready: `not_ready` names the database, the store or the "
+                                                  "migrations", "content": {"application/json": {"schema": READY}}}
     for code in APP_ERRORS.get(path, (404, 500)):
         out["responses"].setdefault(str(code), {"$ref": f"#/components/responses/E{code}"})
     params = [Param(p, {"type": "string", "minLength": 1, "maxLength": 200}, "", "path", True).openapi()

@@ -243,7 +243,7 @@ def add_routes(app: web.Application, iface: Interface) -> list[web.AbstractRoute
 def _wrap(iface: Interface, route: Route):
     public = route.auth == "public"
     allow_publishable = route.auth == "key_or_publishable"
-    keyed_post = route.method == "POST"
+    keyed = route.method in ("POST", "PUT")       # a PUT's key is kept and replayed like a POST's
 
     async def handle(request: web.Request) -> web.StreamResponse:
         try:
@@ -265,7 +265,7 @@ def _wrap(iface: Interface, route: Route):
                                   headers=state.headers())
             check_request(route, request)
             call = Call(request, principal)
-            key = call.idempotency_key if keyed_post else None
+            key = call.idempotency_key if keyed else None
             if key and isinstance(principal, Principal) and route.idempotency == "route":
                 result = await _idempotent(iface, route, call, key)
             else:
@@ -285,7 +285,7 @@ def _wrap(iface: Interface, route: Route):
 
 
 async def _idempotent(iface: Interface, route: Route, call: Call, key: str) -> Any:
-    """A keyed POST of a route whose service does not guard itself: the shaped answer is
+    """A keyed POST or PUT of a route whose service does not guard itself: the shaped answer is
     stored (secrets removed) in the same transaction as the route's writes and replayed."""
     body = await call.body()
 

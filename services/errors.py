@@ -92,9 +92,15 @@ class IdempotencyConflict(Conflict):
 
 
 class RateLimited(DomainError):
+    """`message` names the limit that applied ("Rate limit exceeded (5/min)"); `detail` may add
+    the wait."""
     status = 429
     code = "rate_limit_exceeded"
     type = "rate_limit_error"
+
+    def __init__(self, message: str, *, detail: str | None = None, **kw):
+        super().__init__(message, **kw)
+        self.detail = detail or message
 
 
 class ServiceUnavailable(DomainError):

@@ -1,5 +1,6 @@
 """The one scheduler: everything that falls due at a time (subscription renewals, dunning
-retries, link expiry, settlements, payouts) is a job kind registered here, and one loop runs
+retries, link expiry, settlements, payouts) is a job kind registered here -- by its own domain,
+when the app starts (app/jobs.py; this module imports no domain) -- and one loop runs
 what is due, earliest first, each at its own due time (`running_at`: everything the job writes
 is dated when it fell due).
 
@@ -72,21 +73,19 @@ JOBS: list[JobKind] = []
 
 
 def register(job: JobKind) -> JobKind:
-    if any(j.name == job.name for j in JOBS):
-        raise ValueError(f"job kind {job.name} registered twice")
+    """Adds a job kind (once: registering the same kind again, as every app start does, is a no-op)."""
+    for known in JOBS:
+        if known.name == job.name:
+            if (known.due, known.run) != (job.due, job.run):
+                raise ValueError(f"job kind {job.name} registered twice")
+            return known
     JOBS.append(job)
     return job
 
 
-def _load_jobs() -> None:
-    """Job kinds register on import; import the modules that define them."""
-    from services.billing import subscriptions  # noqa: F401
-    from services.billing.zatca import documents  # noqa: F401  (zatca.submit)
-    from services.money import balance, disputes  # noqa: F401
-
-
 async def next_due(scope: Scope, until: datetime, *, limit: int = 100) -> list[Due]:
-    _load_jobs()
+    if not JOBS:
+        raise RuntimeError("no job kinds registered: the app registers each domain's at start (app/jobs.py)")
     items: list[Due] = []
     for order, job in enumerate(JOBS):
         for when, item_id in await job.due(scope, until, limit):

@@ -200,9 +200,9 @@ async def test_states_and_contacts(client, merchant):
     status, paid = await call(client, "PUT", f"/api/invoices/{inv['id']}/mark-paid", merchant.sk)
     assert status == 200 and paid["status"] == "paid" and paid["paid_at"]
     status, e = await call(client, "PUT", f"/api/invoices/{inv['id']}/mark-paid", merchant.sk)
-    assert status == 400 and "already paid" in e["error"]["message"]
+    assert status == 400 and e["error"]["message"] == "Invalid request body" and "already paid" in e["error"]["detail"]
     status, e = await call(client, "PUT", f"/api/invoices/{inv['id']}/send", merchant.sk, {"channel": "email"})
-    assert status == 400 and "cannot be sent" in e["error"]["message"]
+    assert status == 400 and "cannot be sent" in e["error"]["detail"]
     assert await Event.filter(merchant_id=merchant.id, type="invoice.paid").count() == 1
 
 

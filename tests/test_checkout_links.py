@@ -37,7 +37,7 @@ async def test_create_read_list_cancel_with_the_documented_fields(client, mercha
     status, cancelled = await call(client, "PUT", f"/api/payment-links/{link['id']}/cancel", merchant.sk)
     assert status == 200 and cancelled["id"] == link["id"] and cancelled["status"] == "cancelled"
     status, again = await call(client, "PUT", f"/api/payment-links/{link['id']}/cancel", merchant.sk)
-    assert status == 400 and again["error"]["code"] == "invalid_state" and "cancelled" in again["error"]["message"]
+    assert status == 400 and again["error"]["code"] == "invalid_state" and "cancelled" in again["error"]["detail"]
 
 
 async def test_a_link_past_expires_at_reads_expired_and_cannot_be_cancelled(client, merchant, clock):
@@ -48,7 +48,7 @@ async def test_a_link_past_expires_at_reads_expired_and_cannot_be_cancelled(clie
     status, e = await call(client, "GET", "/api/payment-links?status=expired", merchant.sk)
     assert [x["id"] for x in e["data"]] == [link["id"]]
     status, e = await call(client, "PUT", f"/api/payment-links/{link['id']}/cancel", merchant.sk)
-    assert status == 400 and "expired" in e["error"]["message"]
+    assert status == 400 and "expired" in e["error"]["detail"]
 
 
 async def test_bad_input_names_the_field(client, merchant, clock):

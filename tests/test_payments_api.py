@@ -115,7 +115,7 @@ async def test_manual_capture_full_then_refunds_up_to_the_captured_amount(client
     status, r2 = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {"amount": 6000})
     assert status == 200 and r2["amount"] == 6000 and r2["amount_refunded"] == 10000
     status, r3 = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {"amount": 1})
-    assert status == 400 and r3["error"]["code"] == "invalid_state" and "fully refunded" in r3["error"]["message"]
+    assert status == 400 and r3["error"]["code"] == "invalid_state" and "fully refunded" in r3["error"]["detail"]
     assert await Refund.filter(payment_id=pid).count() == 2
     assert [e.type for e in await Event.filter(object_id=pid).order_by("created_at", "id")].count("payment.refunded") == 2
 
@@ -128,7 +128,7 @@ async def test_partial_capture_and_over_capture(client, merchant):
     status, body = await call(client, "POST", f"/api/payments/{pid}/capture", merchant.sk, {"amount": 3000})
     assert status == 200 and body["status"] == "captured" and body["amount"] == 3000
     status, body = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {"amount": 3001})
-    assert status == 400 and body["error"]["code"] == "amount_too_large" and "refundable 3000" in body["error"]["message"]
+    assert status == 400 and body["error"]["code"] == "amount_too_large" and "refundable 3000" in body["error"]["detail"]
     p = await Payment.get(id=pid)
     assert p.amount_refunded == 0 and p.status == "captured"
 
@@ -137,14 +137,15 @@ async def test_void_before_capture_and_refused_transitions(client, merchant):
     pid = await _authorized(client, merchant.sk)
     status, body = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {})
     assert status == 400 and body["error"]["code"] == "invalid_state"
-    assert body["error"]["message"] == (f"Payment {pid} cannot be refunded: its status is authorized; "
+    assert body["error"]["message"] == "Invalid request body"
+    assert body["error"]["detail"] == (f"Payment {pid} cannot be refunded: its status is authorized; "
                                         "only a succeeded or captured payment can be refunded")
     status, body = await call(client, "POST", f"/api/payments/{pid}/void", merchant.sk)
     assert status == 200 and body == {"id": pid, "status": "voided"}
     for action in ("capture", "void", "refund"):
         status, body = await call(client, "POST", f"/api/payments/{pid}/{action}", merchant.sk, {})
         assert status == 400 and body["error"]["code"] == "invalid_state", action
-        assert "its status is voided" in body["error"]["message"]
+        assert "its status is voided" in body["error"]["detail"]
     assert (await Payment.get(id=pid)).status == "voided"
     assert await ledger.balances(merchant_id=merchant.id, livemode=False) == {}
 
@@ -155,7 +156,7 @@ async def test_succeeded_payment_cannot_be_captured_or_voided_but_refunds(client
     for action in ("capture", "void"):
         status, out = await call(client, "POST", f"/api/payments/{pid}/{action}", merchant.sk, {})
         assert status == 400 and out["error"]["code"] == "invalid_state"
-        assert "its status is succeeded" in out["error"]["message"]
+        assert "its status is succeeded" in out["error"]["detail"]
     status, out = await call(client, "POST", f"/api/payments/{pid}/refund", merchant.sk, {})
     assert status == 200 and out["amount"] == 7000 and out["status"] == "refunded"
 
@@ -165,7 +166,7 @@ async def test_failed_payment_cannot_move(client, merchant):
     p = await Payment.get(merchant_id=merchant.id)
     for action in ("capture", "void", "refund"):
         status, out = await call(client, "POST", f"/api/payments/{p.id}/{action}", merchant.sk, {})
-        assert status == 400 and out["error"]["code"] == "invalid_state" and "status is failed" in out["error"]["message"]
+        assert status == 400 and out["error"]["code"] == "invalid_state" and "status is failed" in out["error"]["detail"]
 
 
 async def test_unknown_and_foreign_payments_are_404(client, merchant, make_merchant):

@@ -87,8 +87,9 @@ async def test_live_mode_refuses_unsafe_urls(client, merchant):
         status, body = await post(client, "/api/webhooks/configure", {"url": url, "events": ["*"]}, key)
         assert status == 400, url
         assert body["error"]["code"] == "invalid_webhook_url" and body["error"]["param"] == "url", url
-        assert body["error"]["message"] == (message or "url must resolve to a public address (not loopback, "
-                                            "private, link-local or metadata) in live mode"), url
+        assert body["error"]["message"] == "Invalid request body", url          # the documented text
+        assert body["error"]["detail"] == (message or "url must resolve to a public address (not loopback, "
+                                           "private, link-local or metadata) in live mode"), url
     assert await WebhookEndpoint.filter(merchant_id=merchant.id).count() == 0
     status, body = await post(client, "/api/webhooks/configure", {"url": "https://93.184.216.34/hook",
                                                                   "events": ["*"]}, key)

@@ -152,7 +152,7 @@ async def test_manual_retry_resends_a_failed_event(client, merchant, receiver, c
     assert again.status == 400
     assert (await again.json())["error"] == {
         "type": "invalid_request_error", "code": "invalid_state", "param": "id",
-        "message": "only a failed event can be retried; this one is delivered",
+        "message": "Invalid request body",
         "detail": "only a failed event can be retried; this one is delivered",
         "request_id": again.headers["X-Request-Id"]}
     assert len(receiver.got) == 9

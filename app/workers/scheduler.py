@@ -8,7 +8,7 @@ import logging
 
 from app.workers import poll_loop
 from services import scheduler
-from services.billing import test_clock
+from services.infra.clock import moved_clocks
 
 log = logging.getLogger("qafila.workers.scheduler")
 
@@ -17,7 +17,7 @@ POLL = 5.0
 
 async def step_once(now) -> int:
     """One pass at `now` (the real clock); answers how many items ran."""
-    moved = await test_clock.clocks()
+    moved = await moved_clocks()
     ran = await scheduler.run_due(scheduler.Scope(livemode=True), now)
     ran += await scheduler.run_due(scheduler.Scope(livemode=False, exclude_merchants=frozenset(moved)), now)
     for merchant_id, offset in moved.items():

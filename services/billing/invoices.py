@@ -23,15 +23,15 @@ from models.core import Merchant
 from models.payments import Customer
 from services import events
 from services.payments import customers
-from services.billing import test_clock
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
+from services.billing.invoice_objects import invoice_object, urls  # noqa: F401 (part of this module's API)
 from services.money.currencies import LIMITS, check_currency, format_amount, round_minor
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
-from services.timestamps import iso
 from services.validation import Fields, check_enum
+from services.infra import clock
 
 STATUSES = ("draft", "sent", "paid")
 CHANNELS = ("email", "messaging")
@@ -119,22 +119,6 @@ def _token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def urls(inv: Invoice) -> dict[str, str]:
-    cfg = runtime().config
-    return {"pdf_url": f"{cfg.public_url}/invoices/{inv.access_token}.pdf",
-            "hosted_invoice_url": f"{cfg.pay_url}/{inv.id}"}
-
-
-def invoice_object(inv: Invoice) -> dict:
-    """The invoice as events carry it (data.object); REST shapes the same fields."""
-    return {"id": inv.id, "object": "invoice", "number": inv.number, "status": inv.status,
-            "customer_id": inv.customer_id, "subscription_id": inv.subscription_id, "currency": inv.currency,
-            "items": inv.items, "subtotal": inv.subtotal, "tax_rate": inv.tax_rate, "tax": inv.tax,
-            "total": inv.total, "due_date": inv.due_date.isoformat(), **urls(inv), "sent_to": inv.sent_to,
-            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id, "zatca": inv.zatca,
-            "livemode": inv.livemode, "created_at": iso(inv.created_at)}
-
-
 # ---------------------------------------------------------------- numbering
 
 _NEXT_PG = ('WITH c AS (INSERT INTO "invoice_counters" ("id", "value") VALUES ({}, 1) ON CONFLICT ("id") '
@@ -171,7 +155,7 @@ async def create_invoice(*, principal: Principal, data: dict) -> Invoice:
     f.reject_unknown()
     items = _items(raw_items, currency)
     customer = await _customer(principal, customer_id)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     if due is None:
         due = (now + timedelta(days=DEFAULT_DUE_DAYS)).date()
     elif due < now.date():
@@ -266,7 +250,7 @@ async def mark_paid(*, principal: Principal, invoice_id: str, payment_id: str | 
     if inv.status == "paid":
         raise InvalidState(f"Invoice {inv.id} is already paid (at {inv.paid_at.isoformat()})")
     await _einvoice(inv, require_cleared=False)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "paid", "paid_at": now, "payment_id": payment_id,
                                                "updated_at": now}, "invoice.paid")
 
@@ -281,7 +265,7 @@ async def send_invoice(*, principal: Principal, invoice_id: str, data: dict | No
     await _einvoice(inv, require_cleared=True)      # a standard e-invoice is cleared before it is sent
     customer = await Customer.get(id=inv.customer_id)
     to = await deliver(inv, customer, channel)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     return await _move(inv, ("draft", "sent"), {"status": "sent", "sent_to": to, "sent_via": channel,
                                                "sent_at": now, "updated_at": now}, "invoice.sent")
 

@@ -23,7 +23,7 @@ from models.billing import Subscription
 from models.payments import Customer
 from services import events, scheduler
 from services.payments import payments
-from services.billing import dates, invoices, test_clock
+from services.billing import dates, invoices
 from services.errors import InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import check_id, new_id
 from services.money.currencies import check_amount, check_currency
@@ -31,6 +31,7 @@ from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields, check_enum
+from services.infra import clock
 
 STATUSES = ("active", "past_due", "unpaid", "paused", "cancelled")
 RETRY_DAYS = (1, 3, 5)            # after the declined renewal
@@ -78,7 +79,7 @@ async def create_subscription(*, principal: Principal, data: dict) -> Subscripti
         customer = None
     if customer is None:
         raise ValidationError("customer_id is not a customer of this merchant in this mode", param="customer_id")
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     sub = Subscription(id=new_id("sub"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                        customer_id=customer.id, plan=plan, amount=amount, currency=currency, interval=interval,
                        interval_count=count, status="active", anchor_at=now, period=-1, current_period_start=now,
@@ -122,7 +123,7 @@ async def _move(principal: Principal, subscription_id: str, allowed: tuple[str, 
             raise InvalidState(f"Subscription {s.id} is cancelled: a cancelled subscription cannot be {verb}")
         raise InvalidState(f"Subscription {s.id} cannot be {verb}: its status is {s.status}; "
                            f"only {' or '.join(allowed)} subscriptions can be")
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     values = {**changes(s, now), "updated_at": now}
     async with in_transaction():
         if not await Subscription.filter(id=s.id, status=s.status, updated_at=s.updated_at).update(**values):
@@ -268,5 +269,7 @@ async def _due_retries(scope: scheduler.Scope, until: datetime, limit: int) -> l
     return [(when, sid) for when, sid in rows]
 
 
-scheduler.register(scheduler.JobKind("subscription.renewal", _due_renewals, renew))
-scheduler.register(scheduler.JobKind("subscription.dunning_retry", _due_retries, retry))
+def register_jobs() -> None:
+    """This domain's job kinds, registered with the scheduler when the app starts (app/jobs.py)."""
+    scheduler.register(scheduler.JobKind("subscription.renewal", _due_renewals, renew))
+    scheduler.register(scheduler.JobKind("subscription.dunning_retry", _due_retries, retry))

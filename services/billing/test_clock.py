@@ -1,40 +1,24 @@
-"""A merchant's test clock (Stripe-style time travel, test mode only).
+"""A merchant's test clock (Stripe-style time travel, test mode only): reading and moving it.
 
-Test-mode billing time is the real clock plus the merchant's offset. `advance_clock` moves it
+Test-mode time is the real clock plus the merchant's offset (kept and read by
+`services.infra.clock`: `now_for`, the one "now" of every domain). `advance_clock` moves it
 forward (never back) and runs, through the scheduler, everything of the merchant's test mode
 that fell due meanwhile -- renewals, dunning retries, and whatever else registers a job kind --
 each at its own due time. Live mode always runs on the real clock."""
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from models import _lookup as lookup
 from models.billing import TestClock
 from services import scheduler
 from services.errors import Conflict, PermissionDenied, ValidationError
-from services.infra.clock import overridden
+from services.infra.clock import now_for
 from services.infra.runtime import runtime
 from services.principal import Principal
 from services.validation import Fields, check_datetime
 
 MAX_DAYS = 3660            # ten years per call
 _LOCK_SECONDS = 300
-
-
-async def offset_of(merchant_id: str) -> timedelta:
-    row = await lookup.first(TestClock, merchant_id=merchant_id)
-    return timedelta(seconds=row.offset_seconds) if row else timedelta(0)
-
-
-async def now_for(principal: Principal) -> datetime:
-    """The billing time of this caller: the real clock in live mode, the test clock in test mode."""
-    at = overridden()
-    if at is not None:          # a scheduled job runs at its due time, already on this clock
-        return at
-    now = runtime().clock.now()
-    if principal.livemode:
-        return now
-    return now + await offset_of(principal.merchant_id)
 
 
 def _refuse_live(principal: Principal) -> None:
@@ -86,8 +70,3 @@ async def advance_clock(*, principal: Principal, data: dict) -> dict:
             "ran": [{"kind": r.kind, "id": r.id, "at": r.at, "outcome": r.outcome} for r in ran],
             "summary": summary}
 
-
-async def clocks() -> dict[str, timedelta]:
-    """Merchants whose test mode runs on a moved clock (for the worker loop)."""
-    return {row.merchant_id: timedelta(seconds=row.offset_seconds)
-            for row in await TestClock.filter(offset_seconds__gt=0)}

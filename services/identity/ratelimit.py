@@ -14,7 +14,11 @@ class Rule:
     name: str
     limit: int
     window: int = 60          # seconds
-    message: str = "Rate limit exceeded"
+    message: str = ""         # the 429 message; by default the documented form, e.g. "Rate limit exceeded (5/min)"
+
+    def __post_init__(self):
+        if not self.message:
+            object.__setattr__(self, "message", f"Rate limit exceeded ({self.limit}/{_per(self.window)})")
 
 
 @dataclass(frozen=True)
@@ -31,11 +35,21 @@ class RateState:
         return h
 
 
+def _per(window: int) -> str:
+    """A window as the documented 429 message writes it: min, hour, or 10min."""
+    if window == 60:
+        return "min"
+    if window == 3600:
+        return "hour"
+    return f"{window // 60}min" if window % 60 == 0 else f"{window}s"
+
+
 # The fixed rules of each interface (the spec names 100/min for /api and 120/min per key for /v1).
-MERCHANT_API = Rule("api", 100, 60, "Rate limit exceeded (100/min)")
-INTENTS_V1 = Rule("v1", 120, 60, "Rate limit exceeded (120/min)")
-OTP_PER_EMAIL = Rule("otp-email", 5, 600, "Too many one-time passwords requested for this e-mail; try again later")
-OTP_PER_ADDRESS = Rule("otp-ip", 30, 3600, "Too many one-time passwords requested from this address; try again later")
+# Each 429 names the rule that applied, in the documented form "Rate limit exceeded (N/min)".
+MERCHANT_API = Rule("api", 100, 60)
+INTENTS_V1 = Rule("v1", 120, 60)
+OTP_PER_EMAIL = Rule("otp-email", 5, 60)
+OTP_PER_ADDRESS = Rule("otp-ip", 30, 3600)
 
 
 def counter(rule: Rule, subject: str) -> tuple[str, float, float]:
@@ -51,9 +65,10 @@ def state(rule: Rule, count: int, now: float) -> RateState:
     return RateState(limit, max(0, limit - count), retry_after, count <= limit)
 
 
-async def hit(rule: Rule, subject: str) -> RateState:
+async def hit(rule: Rule, subject: str, *, count: int = 1) -> RateState:
+    """Count `count` requests (an operation of several aliased mutations counts each)."""
     key, ttl, now = counter(rule, subject)
-    return state(rule, await runtime().kv.incr(key, ttl=ttl), now)
+    return state(rule, await runtime().kv.incr(key, ttl=ttl, by=count), now)
 
 
 def describe(rule: Rule) -> str:
@@ -75,6 +90,6 @@ async def enforce(rule: Rule, subject: str) -> RateState:
     X-RateLimit-Limit / X-RateLimit-Remaining / Retry-After headers."""
     state = await hit(rule, subject)
     if not state.allowed:
-        raise RateLimited(f"{rule.message} (limit: {describe(rule)}; retry after {state.retry_after} s)",
-                          headers=state.headers())
+        raise RateLimited(rule.message, headers=state.headers(),
+                          detail=f"{rule.message}: limit {describe(rule)}; retry after {state.retry_after} s")
     return state

@@ -19,7 +19,7 @@ class KeyValueStore(Protocol):
     async def get(self, key: str) -> str | None: ...
     async def set(self, key: str, value: str, *, ttl: float | None = None, nx: bool = False) -> bool: ...
     async def delete(self, key: str) -> int: ...
-    async def incr(self, key: str, *, ttl: float) -> int: ...
+    async def incr(self, key: str, *, ttl: float, by: int = 1) -> int: ...
     async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
                             marker_ttl: float) -> tuple[str | None, int, bool]: ...
     async def close(self) -> None: ...
@@ -67,10 +67,10 @@ class MemoryStore:
     async def delete(self, key: str) -> int:
         return 1 if self._data.pop(key, None) is not None else 0
 
-    async def incr(self, key: str, *, ttl: float) -> int:
+    async def incr(self, key: str, *, ttl: float, by: int = 1) -> int:
         self._sweep()
         current = self._live(key)
-        n = int(current) + 1 if current is not None else 1
+        n = int(current) + by if current is not None else by
         expires = self._data[key][1] if current is not None else time.monotonic() + ttl
         self._data[key] = (str(n), expires)
         return n
@@ -87,8 +87,9 @@ class MemoryStore:
 
 
 _INCR_SCRIPT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local by = tonumber(ARGV[2] or '1')
+local n = redis.call('INCRBY', KEYS[1], by)
+if n == by then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
@@ -233,8 +234,8 @@ class RedisStore:
     async def delete(self, key: str) -> int:
         return int(await self._bounded(self._redis.delete(key)))
 
-    async def incr(self, key: str, *, ttl: float) -> int:
-        return int(await self._bounded(self._incr(keys=[key], args=[int(ttl * 1000)])))
+    async def incr(self, key: str, *, ttl: float, by: int = 1) -> int:
+        return int(await self._bounded(self._incr(keys=[key], args=[int(ttl * 1000), by])))
 
     async def get_incr_mark(self, key: str, counter: str, counter_ttl: float, marker: str,
                             marker_ttl: float) -> tuple[str | None, int, bool]:

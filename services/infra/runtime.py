@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from services.infra import clock as clock_module
 from services.infra.clock import Clock
 from services.infra.http import HttpSender, NoHttpSender
 from services.infra.kv import KeyValueStore, MemoryStore
@@ -54,6 +55,7 @@ _current: Runtime | None = None
 def install(rt: Runtime | None) -> None:
     global _current
     _current = rt
+    clock_module.install(getattr(rt, "clock", None))
 
 
 def runtime() -> Runtime:

@@ -25,10 +25,10 @@ from models import _lookup as lookup
 from models._rows import counter_slot, new
 from models.money import LatencyRollup, PaymentRollup
 from services.money import markets
-from services.billing import test_clock
 from services.errors import ValidationError
 from services.money.currencies import CURRENCIES
 from services.principal import Principal
+from services.infra import clock
 
 PERIODS = {"7d": 7, "30d": 30, "90d": 90}
 DEFAULT_PERIOD = "30d"
@@ -116,7 +116,7 @@ async def window(*, principal: Principal, period: str | None = None, from_: str 
     """`period` (7d, 30d, 90d: the last N local days, today included; default 30d) or
     `from`/`to` (local dates, inclusive, at most 366 days), and the currency."""
     market = await markets.market_of(principal.merchant_id)
-    today = markets.local_date(market, await test_clock.now_for(principal))
+    today = markets.local_date(market, await clock.now_for(principal))
     if from_ or to:
         if period:
             raise ValidationError("give period or from/to, not both", param="period")

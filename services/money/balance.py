@@ -31,7 +31,6 @@ from models.core import Merchant
 from models.money import BalanceLine, MoneyAccount, Settlement
 from services import events, scheduler
 from services.money import ledger, markets, settlement
-from services.billing import test_clock
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.money.currencies import CURRENCIES
@@ -39,6 +38,7 @@ from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import check_enum
+from services.infra import clock
 
 STATUSES = ("in_transit", "paid")
 PAYOUT = "payout"
@@ -53,7 +53,7 @@ def _mode(livemode: bool) -> str:
 async def get_balance(*, principal: Principal) -> dict:
     """`available` and `pending`, one entry per currency with unsettled lines (may be negative)."""
     market = await markets.market_of(principal.merchant_id)
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     through = markets.available_through(market, markets.local_date(market, now))
     cutoff = lookup.db_value(BalanceLine, "created_at", through)
     rows = await lookup.query(
@@ -283,5 +283,7 @@ async def pay_out(settlement_id: str, due: datetime) -> str | None:
     return f"settlement {s.id} paid: {s.amount} {s.currency}"
 
 
-scheduler.register(scheduler.JobKind("settlement.settle", _due_settle, settle))
-scheduler.register(scheduler.JobKind("settlement.payout", _due_payouts, pay_out))
+def register_jobs() -> None:
+    """This domain's job kinds, registered with the scheduler when the app starts (app/jobs.py)."""
+    scheduler.register(scheduler.JobKind("settlement.settle", _due_settle, settle))
+    scheduler.register(scheduler.JobKind("settlement.payout", _due_payouts, pay_out))

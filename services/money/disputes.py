@@ -18,7 +18,7 @@ from models.payments import Payment
 from services import events, scheduler
 from services.money import ledger
 from services.payments import cards
-from services.billing import test_clock
+from services.payments.objects import event_object
 from services.errors import InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.money.currencies import EXPONENTS
@@ -26,6 +26,7 @@ from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields, check_enum
+from services.infra import clock
 
 STATUSES = ("needs_response", "under_review", "won", "lost")
 OPEN = ("needs_response", "under_review")
@@ -92,7 +93,7 @@ async def submit_evidence(*, principal: Principal, dispute_id: str, data: dict |
     if not evidence:
         raise ValidationError(f"give at least one evidence field: {', '.join(EVIDENCE_FIELDS)}",
                               param="uncategorized_text")
-    now = await test_clock.now_for(principal)
+    now = await clock.now_for(principal)
     async with in_transaction():
         d = await Dispute.filter(id=dispute_id, **principal.scope).select_for_update().first()
         if d is None:
@@ -122,8 +123,6 @@ async def _due_open(scope: scheduler.Scope, until: datetime, limit: int) -> list
 
 async def open_dispute(payment_id: str, due: datetime) -> str | None:
     """The cardholder disputes the payment (a job run)."""
-    from services.payments.payments import event_object
-
     async with in_transaction():
         p = await Payment.filter(id=payment_id).select_for_update(skip_locked=True).first()
         if (p is None or p.status not in ("succeeded", "captured") or p.captured_at is None
@@ -172,5 +171,7 @@ async def decide(dispute_id: str, due: datetime) -> str | None:
     return f"dispute {d.id} {d.status}" + (f": {d.amount} {d.currency} returned" if won else "")
 
 
-scheduler.register(scheduler.JobKind("dispute.open", _due_open, open_dispute))
-scheduler.register(scheduler.JobKind("dispute.decide", _due_decide, decide))
+def register_jobs() -> None:
+    """This domain's job kinds, registered with the scheduler when the app starts (app/jobs.py)."""
+    scheduler.register(scheduler.JobKind("dispute.open", _due_open, open_dispute))
+    scheduler.register(scheduler.JobKind("dispute.decide", _due_decide, decide))

@@ -27,6 +27,7 @@ from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets
 from services.payments import cards, customers, receipts, risk, routing
+from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -96,14 +97,6 @@ def _fingerprint_params(data: dict) -> dict:
             card["number"] = cards.fingerprint(card["number"])
         card.pop("cvc", None)
     return params
-
-
-def event_object(p: Payment, **extra: Any) -> dict:
-    """The payment as events carry it (data.object)."""
-    return {"id": p.id, "object": "payment", "status": p.status, "amount": p.amount, "currency": p.currency,
-            "amount_captured": p.amount_captured, "amount_refunded": p.amount_refunded, "provider": p.provider,
-            "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
-            "livemode": p.livemode, "created_at": iso(p.created_at), **extra}
 
 
 async def create_payment(*, principal: Principal, data: dict, idempotency_key: str | None = None,

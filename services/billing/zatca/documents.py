@@ -30,10 +30,12 @@ from models.billing import Invoice
 from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
+from services.billing.invoice_objects import invoice_object
 from services.billing.zatca import api, keys, signing, simulator, ubl
 from services.billing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
-from services.ids import new_id
+from services.ids import check_id, new_id
+from services.infra import clock
 from services.infra.clock import overridden
 from services.infra.runtime import runtime
 from services.principal import Principal
@@ -51,9 +53,7 @@ def _now() -> datetime:
 
 async def _now_for(inv: Invoice) -> datetime:
     """The invoice's billing time: its merchant's test clock in test mode (as invoices date things)."""
-    from services.billing import test_clock
-
-    return await test_clock.now_for(Principal(merchant_id=inv.merchant_id, livemode=inv.livemode, kind="secret"))
+    return await clock.now_for(Principal(merchant_id=inv.merchant_id, livemode=inv.livemode, kind="secret"))
 
 
 class UnitUnreadable(DomainError):
@@ -138,8 +138,6 @@ async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[ubl.Line]
 
 async def _set_invoice(inv: Invoice, doc: ZatcaDocument) -> None:
     """Copy the document's state onto its invoice and tell the merchant (inside the transaction)."""
-    from services.billing.invoices import invoice_object
-
     block = zatca_of(doc)
     if inv.zatca == block:
         return
@@ -243,7 +241,9 @@ async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tupl
     return [(when, doc_id) for when, doc_id in rows]
 
 
-JOB = scheduler.register(scheduler.JobKind("zatca.submit", _due, submit))
+def register_jobs() -> None:
+    """This domain's job kind, registered with the scheduler when the app starts (app/jobs.py)."""
+    scheduler.register(scheduler.JobKind("zatca.submit", _due, submit))
 
 
 # ---------------------------------------------------------------- notes and reads
@@ -251,8 +251,6 @@ JOB = scheduler.register(scheduler.JobKind("zatca.submit", _due, submit))
 async def issue_note(*, principal: Principal, invoice_id: str, kind: str, data: dict) -> ZatcaDocument:
     """A credit note (refund) or debit note on an e-invoice: `amount` (minor units, VAT
     included) and `reason`. The VAT inside is taken out at the invoice's rate, half-up."""
-    from services.billing.invoices import get_invoice
-
     f = Fields(data)
     reason = f.str("reason", required=True, min_len=1, max_len=200)
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
@@ -330,9 +328,16 @@ async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str, ubl.Party]
     return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale), seller
 
 
-async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
-    from services.billing.invoices import get_invoice
+async def get_invoice(*, principal: Principal, invoice_id: str) -> Invoice:
+    """The caller's invoice (another tenant's id: 404, as GET /api/invoices/{id})."""
+    check_id(invoice_id)
+    inv = await lookup.first(Invoice, id=invoice_id, **principal.scope)
+    if inv is None:
+        raise NotFound()
+    return inv
 
+
+async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
     doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
     if doc is None:
@@ -341,8 +346,6 @@ async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
 
 
 async def documents_of(*, principal: Principal, invoice_id: str) -> list[ZatcaDocument]:
-    from services.billing.invoices import get_invoice
-
     inv = await get_invoice(principal=principal, invoice_id=invoice_id)
     return await ZatcaDocument.filter(invoice_id=inv.id, **principal.scope).order_by("icv")
 

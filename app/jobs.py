@@ -1,0 +1,14 @@
+"""The scheduler's job kinds, registered by each domain when the app starts (the scheduler
+imports no domain). The order is the order ties at one instant run in."""
+from __future__ import annotations
+
+from services.billing import subscriptions
+from services.billing.zatca import documents as zatca_documents
+from services.money import balance, disputes
+
+
+def register_job_kinds() -> None:
+    balance.register_jobs()          # settlement.settle, settlement.payout
+    disputes.register_jobs()         # dispute.open, dispute.decide
+    subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
+    zatca_documents.register_jobs()  # zatca.submit
