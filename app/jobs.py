@@ -3,6 +3,7 @@ imports no domain). The order is the order ties at one instant run in."""
 from __future__ import annotations
 
 from services.billing import subscriptions
+from services.billing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
 
@@ -13,3 +14,4 @@ def register_job_kinds() -> None:
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
     intent_expiry.register_jobs()    # intent.expire
     local_methods.install()          # fawry.expire, and the local methods' intent flows
+    zatca_documents.register_jobs()  # zatca.submit

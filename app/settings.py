@@ -33,6 +33,7 @@ class Settings:
     metrics: bool = True               # QAFILA_METRICS: /metrics (default on, off in production)
     rate_limit_scale: int = 1
     messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
+    zatca_url: str = ""                # QAFILA_ZATCA_URL: ZATCA's e-invoicing API (empty: the built-in simulator in test mode)
     # Capacity and slow-client limits (see `capacity_settings`).
     redis_pool_size: int = 50              # QAFILA_REDIS_POOL_SIZE: Redis connections per process
     db_pool_size: int = 20                 # QAFILA_DB_POOL_SIZE: PostgreSQL connections per process
@@ -217,4 +218,5 @@ def load_settings(environ: dict[str, str] | None = None, *, host: str | None = N
                     cors_origins=origins,
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
                     log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")), metrics=_metrics(e, env),
-                    messaging=messaging_settings(e, env), **capacity_settings(e))
+                    messaging=messaging_settings(e, env), **capacity_settings(e),
+                    zatca_url=_url("QAFILA_ZATCA_URL", z, ("http", "https")) if (z := e.get("QAFILA_ZATCA_URL", "").strip()) else "")

@@ -117,6 +117,9 @@ class Invoice(Model):
     sent_at = fields.DatetimeField(null=True)
     paid_at = fields.DatetimeField(null=True)
     payment_id = fields.CharField(max_length=40, null=True)
+    # ZATCA e-invoice: {type, uuid, icv, hash, status, messages} of its document (models.einvoicing),
+    # copied here in the same transaction so every read shapes it without another query; null if none.
+    zatca = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

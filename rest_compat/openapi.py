@@ -539,6 +539,7 @@ INVOICE = shape({
     "tax_rate": {"type": "number", "description": "a percentage"}, "tax": INT, "total": INT, "due_date": DATE,
     "pdf_url": STR, "hosted_invoice_url": STR, "sent_to": null(STR), "sent_via": null(enum(("email", "messaging"))),
     "sent_at": null(TS), "paid_at": null(TS), "payment_id": null(STR), "locale": INVOICE_LOCALE,
+    "zatca": null({"type": "object", "description": "The ZATCA e-invoice (see ZATCA_BLOCK)"}),
     "livemode": BOOL, "created_at": TS})
 PROFILE = shape({"id": STR, "object": const("merchant"), "email": STR, "name": STR, "country": STR,
                  "legal_name": null(STR), "address": null(STR), "tax_number": null(STR)})
@@ -598,6 +599,42 @@ MERCHANT.update({
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
         description="Test mode only: moves the merchant's test clock and runs renewals and dunning that fell due."),
+})
+
+# ---- merchant /api: ZATCA e-invoicing (rest_compat/merchant_einvoicing.py; services/billing/zatca).
+ZATCA_MESSAGE = shape({"type": STR, "code": STR, "category": STR, "message": STR})
+ZATCA_BLOCK = shape({"type": enum(("simplified", "standard")), "uuid": STR, "icv": INT, "hash": STR,
+                     "status": enum(("pending", "reported", "cleared", "rejected")), "messages": arr(ZATCA_MESSAGE)})
+INVOICE["properties"]["zatca"] = null(ZATCA_BLOCK)
+ZATCA_UNIT = shape({
+    "object": const("zatca_unit"), "id": null(STR), "status": enum(("not_onboarded", "onboarded")), "livemode": BOOL,
+    "vat_number": null(STR), "organization_name": null(STR), "organization_unit": null(STR),
+    "common_name": null(STR), "invoice_types": null(STR), "locale": null(STR), "certificate_serial": null(STR),
+    "certificate_expires_at": null(TS), "icv": INT, "created_at": null(TS), "updated_at": null(TS)})
+ZATCA_NOTE = shape({"id": STR, "object": const("zatca_document"), "kind": enum(("credit_note", "debit_note")),
+                    "invoice_id": STR, "number": STR, "amount": INT, "tax": INT, "reason": null(STR),
+                    **ZATCA_BLOCK["properties"], "livemode": BOOL, "created_at": TS})
+ZATCA_NOTE_BODY = body({"amount": amount(), "reason": text(200, 1)}, required=("reason",))
+MERCHANT.update({
+    ("POST", "/einvoicing/zatca/onboard"): Op(
+        ZATCA_UNIT, body({"otp": {"type": "string", "pattern": "^[0-9]{6}$"},
+                          "vat_number": {"type": "string", "pattern": "^3[0-9]{13}3$"},
+                          "organization_name": text(200, 1), "organization_unit": text(200, 1),
+                          "common_name": text(200, 1), "invoice_types": enum(("1100", "1000", "0100")),
+                          "industry": text(100, 1), "locale": text(35, 2, description="BCP 47, e.g. ar-SA-u-nu-arab"),
+                          "address": body({"street": text(127), "building_number": {"type": "string", "pattern": "^[0-9]{4}$"},
+                                           "district": text(127), "city": text(127),
+                                           "postal_code": {"type": "string", "pattern": "^[0-9]{5}$"}})},
+                         required=("otp", "vat_number", "organization_name", "organization_unit", "common_name")),
+        errors=(503,), description="Makes a secp256k1 key and CSR, gets a compliance then a production CSID from "
+                                   "ZATCA (the simulator in test mode: OTP 123345). Again: renews the certificate, "
+                                   "the chain goes on."),
+    ("GET", "/einvoicing/zatca"): Op(ZATCA_UNIT),
+    ("GET", "/invoices/{id}/xml"): Op(None, media="application/xml",
+                                      description="The signed UBL 2.1 XML (the cleared one for standard invoices)."),
+    ("POST", "/invoices/{id}/credit-notes"): Op(ZATCA_NOTE, ZATCA_NOTE_BODY, errors=(409, 503),
+                                                description="amount: VAT included, at most what is left to credit."),
+    ("POST", "/invoices/{id}/debit-notes"): Op(ZATCA_NOTE, ZATCA_NOTE_BODY, errors=(409, 503)),
 })
 
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,
@@ -1266,8 +1303,19 @@ APP_OPERATIONS: dict[tuple[str, str], tuple[str, Op]] = {
     ("GET", "/openapi.json"): ("This document", Op({"type": "object"})),
     ("GET", "/invoices/{token}.pdf"): ("An invoice's PDF (the pdf_url of the invoice, no key needed)",
                                        Op(None, media="application/pdf")),
+    ("POST", "/sandbox/zatca/{path}"): ("The ZATCA e-invoicing API simulator (not in production): compliance, "
+                                        "production/csids, compliance/invoices, invoices/reporting/single, "
+                                        "invoices/clearance/single",
+                                        Op(shape({"validationResults": {"type": "object"}, "reportingStatus": null(STR),
+                                                  "clearanceStatus": null(STR), "clearedInvoice": null(STR),
+                                                  "requestID": INT, "binarySecurityToken": STR, "secret": STR,
+                                                  "dispositionMessage": STR},
+                                                 optional=("validationResults", "reportingStatus", "clearanceStatus",
+                                                           "clearedInvoice", "requestID", "binarySecurityToken",
+                                                           "secret", "dispositionMessage")))),
 }
-APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503)}
+APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503),
+              "/sandbox/zatca/{path}": (400, 401, 404, 429, 500, 503)}
 NOT_DOCUMENTED = ("/graphql", "/docs", "/static")
 
 

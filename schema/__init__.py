@@ -23,7 +23,7 @@ log = logging.getLogger("qafila.graphql")
 
 # Domain modules, in the order their fields appear. Each may define Query, Mutation and/or
 # SubscriptionRoot (the root subscription fields).
-DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.billing", "schema.money",
+DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.billing", "schema.einvoicing", "schema.money",
            "schema.links", "schema.webhooks", "schema.live_events", "schema.local_methods", "schema.installments",
            "schema.crm"]
 

@@ -19,7 +19,7 @@ EVENT_TYPES = (
     "cod.assigned", "cod.delivered", "cod.returned",
     "payout.paid", "invoice.sent", "subscription.renewed",
     "subscription.created", "subscription.payment_failed", "subscription.paused", "subscription.resumed",
-    "subscription.cancelled", "invoice.created", "invoice.paid",
+    "subscription.cancelled", "invoice.created", "invoice.paid", "invoice.updated",
 )
 
 

@@ -89,8 +89,9 @@ def test_scheduler_and_clock_import_no_domain():
 
 async def test_every_domain_job_kind_is_registered_at_start(client):
     """Nothing registers on import any more: the app's start registers every kind, in the order
-    ties at one instant run (settling before disputes before renewals, as before)."""
+    ties at one instant run (settling before disputes before renewals, as before; ZATCA reporting last)."""
     from services import scheduler
     assert [j.name for j in scheduler.JOBS] == ["settlement.settle", "settlement.payout", "dispute.open",
                                                 "dispute.decide", "subscription.renewal",
-                                                "subscription.dunning_retry", "intent.expire", "fawry.expire"]
+                                                "subscription.dunning_retry", "intent.expire", "fawry.expire",
+                                                "zatca.submit"]

@@ -35,8 +35,8 @@ from fpdf import FPDF
 from services.money.currencies import EXPONENTS
 
 __all__ = [
-    "FONTS_DIR", "LABELS", "LOCALES", "InvoiceDocument", "Line", "Party",
-    "format_amount", "format_date", "format_rate", "render_invoice_pdf", "zatca_qr_payload",
+    "FONTS_DIR", "LABELS", "LOCALES", "EInvoice", "InvoiceDocument", "Line", "Party", "arabic_indic",
+    "format_amount", "format_date", "format_hijri", "format_rate", "render_invoice_pdf", "zatca_qr_payload",
 ]
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
@@ -86,6 +86,16 @@ class InvoiceDocument:
     status: str          # draft | sent | paid
     paid_at: datetime | None = None
     payment_url: str | None = None   # the hosted payment page, printed as a link
+    einvoice: EInvoice | None = None  # a ZATCA phase 2 e-invoice: its QR and kind (services/billing/zatca)
+    digits: str = "latn"             # "arab": Arabic-Indic digits on Arabic documents (the merchant's locale -u-nu-arab)
+
+
+@dataclass
+class EInvoice:
+    """What the printed copy of a ZATCA phase 2 e-invoice shows beyond an invoice."""
+    qr: str                          # the phase-2 QR payload (base64 TLV, tags 1-9), as in the XML
+    standard: bool                   # standard (tax invoice, B2B) or simplified (B2C)
+    issued_at: datetime              # the issue time written in the XML (Saudi time)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,6 +132,7 @@ LABELS: dict[str, dict[str, str]] = {
         "paid_on": "Paid on {date}",
         "pay_online": "Pay online",
         "zatca_qr": "ZATCA e-invoice QR code",
+        "hijri_date": "Hijri date",
         "page": "Page {page}",
         "months": "January February March April May June July August September October November December",
     },
@@ -153,6 +164,7 @@ LABELS: dict[str, dict[str, str]] = {
         "paid_on": "Ödeme tarihi: {date}",
         "pay_online": "Çevrimiçi öde",
         "zatca_qr": "ZATCA e-fatura karekodu",
+        "hijri_date": "Hicri tarih",
         "page": "Sayfa {page}",
         "months": "Ocak Şubat Mart Nisan Mayıs Haziran Temmuz Ağustos Eylül Ekim Kasım Aralık",
     },
@@ -184,6 +196,7 @@ LABELS: dict[str, dict[str, str]] = {
         "paid_on": "تاريخ الدفع: {date}",
         "pay_online": "ادفع عبر الإنترنت",
         "zatca_qr": "رمز الاستجابة السريعة للفاتورة الإلكترونية",
+        "hijri_date": "التاريخ الهجري",
         "page": "صفحة {page}",
         "months": "يناير فبراير مارس أبريل مايو يونيو يوليو أغسطس سبتمبر أكتوبر نوفمبر ديسمبر",
     },
@@ -264,6 +277,27 @@ def format_date(value: date | datetime, locale: str) -> str:
         value = _utc(value).date()
     months = LABELS[_locale(locale)]["months"].split()
     return f"{value.day} {months[value.month - 1]} {value.year}"
+
+
+_ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+
+
+def arabic_indic(text: str) -> str:
+    """'1,234.50' -> '١,٢٣٤.٥٠' (digits only; separators stay as the amount format has them)."""
+    return text.translate(_ARABIC_INDIC)
+
+
+def format_hijri(value: date, locale: str) -> str:
+    """A Gregorian date -> its Umm al-Qura (Saudi official) Hijri date: '12 Ramadan 1447 AH' /
+    '12 رمضان 1447 هـ' (hijridate; dates outside its table, before 1937 or after 2077, print empty)."""
+    from hijridate import Gregorian
+
+    try:
+        h = Gregorian(value.year, value.month, value.day).to_hijri()
+    except (OverflowError, ValueError):
+        return ""
+    lang = "ar" if _locale(locale) == "ar" else "en"
+    return f"{h.day} {h.month_name(lang)} {h.year} {h.notation(lang)}"
 
 
 def _utc(value: datetime) -> datetime:
@@ -443,13 +477,19 @@ class _Renderer:
     # -- content ------------------------------------------------------------------------
 
     def _title_key(self) -> str:
+        if self.doc.einvoice is not None:
+            return "tax_invoice" if self.doc.einvoice.standard else "simplified_tax_invoice"
         if not _zatca_applies(self.doc):
             return "invoice"
         # ZATCA: B2B (the buyer has a VAT number) is a tax invoice, B2C a simplified one.
         return "tax_invoice" if (self.doc.customer.tax_number or "").strip() else "simplified_tax_invoice"
 
     def _money(self, amount: int) -> str:
-        return format_amount(amount, self.currency, self.locale)
+        return self._num(format_amount(amount, self.currency, self.locale))
+
+    def _num(self, text: str) -> str:
+        """Digits as the document wants them: Arabic-Indic on an Arabic e-invoice that asks for them."""
+        return arabic_indic(text) if self.rtl and self.doc.digits == "arab" else text
 
     def _party_lines(self, party: Party, *, with_contact: bool) -> list[tuple[str, bool]]:
         """(text, muted) lines under a party's name."""
@@ -489,12 +529,20 @@ class _Renderer:
         y = _MARGIN
         title = t[self._title_key()]
         y += self.para(right_x, y, right_w, 9 * self.scale, title, align="R", size=18, bold=True, color=_ACCENT) + 2
+        issued = doc.issued_at
+        if doc.einvoice is not None:
+            # ZATCA: the title in Arabic and English; the date as the XML has it (Saudi), with its Hijri date.
+            other = LABELS["en" if self.rtl else "ar"][self._title_key()]
+            y += self.para(right_x, y, right_w, 6 * self.scale, other, align="R", size=11, bold=True, color=_ACCENT) + 1
+            issued = doc.einvoice.issued_at.replace(tzinfo=None)
         facts = [
             (t["invoice_number"], doc.number),
-            (t["issue_date"], format_date(doc.issued_at, self.locale)),
-            (t["due_date"], format_date(doc.due_date, self.locale)),
+            (t["issue_date"], self._num(format_date(issued, self.locale))),
+            (t["due_date"], self._num(format_date(doc.due_date, self.locale))),
             (t["status"], t.get(f"status_{doc.status}", doc.status.capitalize())),
         ]
+        if doc.einvoice is not None:
+            facts.insert(2, (t["hijri_date"], self._num(format_hijri(issued.date(), self.locale))))
         row_h = 5.2 * self.scale
         for label, value in facts:
             self.text(right_x, y, 34, row_h, label, size=9, color=_MUTED)
@@ -520,10 +568,10 @@ class _Renderer:
         y += 5
         y_bill = self._party(_MARGIN, y, 110, self.t["bill_to"], self.doc.customer, with_contact=True)
         y_qr = y
-        if _zatca_applies(self.doc):
+        if self.doc.einvoice is not None or _zatca_applies(self.doc):
             size = 32.0
             doc = self.doc
-            payload = zatca_qr_payload(
+            payload = doc.einvoice.qr if doc.einvoice is not None else zatca_qr_payload(
                 seller=doc.merchant.name, vat_number=doc.merchant.tax_number.strip(),
                 timestamp=doc.issued_at, total=_plain_decimal(doc.total, self.currency),
                 vat=_plain_decimal(doc.tax, self.currency))
@@ -554,7 +602,7 @@ class _Renderer:
             if y + row_h > _BOTTOM:
                 self.pdf.add_page()
                 y = self._table_head(_MARGIN)
-            cells = (line.name, str(line.quantity), self._money(line.amount), self._money(line.total))
+            cells = (line.name, self._num(str(line.quantity)), self._money(line.amount), self._money(line.total))
             x = _MARGIN
             for (key, w, align), value in zip(self._COLUMNS, cells):
                 if key == "item":
@@ -570,7 +618,7 @@ class _Renderer:
         t, doc = self.t, self.doc
         rows = [
             (t["subtotal"], self._money(doc.subtotal), False),
-            (t["tax"].format(rate=format_rate(doc.tax_rate, self.locale)), self._money(doc.tax), False),
+            (t["tax"].format(rate=self._num(format_rate(doc.tax_rate, self.locale))), self._money(doc.tax), False),
             (t["total"], self._money(doc.total), True),
         ]
         block_x, label_w, value_w = 95.0, 55.0, 45.0

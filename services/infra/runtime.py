@@ -31,6 +31,9 @@ class ServiceConfig:
     messaging_graph_version: str = "v19.0"
     messaging_phone_number_id: str = ""
     messaging_access_token: str = ""
+    # ZATCA e-invoicing API (QAFILA_ZATCA_URL). Empty: test mode uses the built-in simulator
+    # (services.billing.zatca.simulator, also served at /sandbox/zatca), live mode ZATCA's core URL.
+    zatca_url: str = ""
 
     @property
     def production(self) -> bool:

@@ -504,6 +504,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
+    await _einvoice_refund(p, amount, reason)
     return RefundResult(payment=p, refund=refund)
 
 
@@ -559,3 +560,17 @@ async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, p
                           kind=installments.COMMISSION_KIND, payment_id=payment_id, refund_id=refund_id,
                           source_id=source_id, legs=installments.commission_legs(terms, refund=True))
     await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))
+
+
+async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> None:
+    """A refund of a payment that paid a ZATCA e-invoice gets its credit note (381). The refund
+    stands whatever happens here: a failure is logged, never the refund's error."""
+    import logging
+
+    from services.billing.zatca import documents
+
+    try:
+        await documents.credit_for_refund(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
+                                          currency=p.currency, amount=amount, reason=reason)
+    except Exception:  # noqa: BLE001 - the money moved; the note can be issued by hand (credit-notes)
+        logging.getLogger("qafila.zatca").exception("credit note for refund of %s failed", p.id)

@@ -1,0 +1,71 @@
+"""E-invoicing (ZATCA phase 2): one EGS unit per merchant and mode (its certificate, its
+encrypted key and the head of its hash chain), and the signed documents of the chain."""
+from __future__ import annotations
+
+from tortoise import fields
+from tortoise.models import Model
+
+
+class ZatcaUnit(Model):
+    """The merchant's e-invoice generation solution unit (EGS) in one mode. `icv` and `last_hash`
+    are the head of the chain: a document takes them under a row lock on this row."""
+    id = fields.CharField(pk=True, max_length=40)                 # egs_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="zatca_units", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    status = fields.CharField(max_length=16)                      # onboarded
+    vat_number = fields.CharField(max_length=15)
+    organization_name = fields.CharField(max_length=200)
+    organization_unit = fields.CharField(max_length=200)
+    common_name = fields.CharField(max_length=200)
+    invoice_types = fields.CharField(max_length=4)                # "1100": standard + simplified
+    egs_serial = fields.CharField(max_length=100)                 # 1-Qafila|2-1.0|3-<uuid>
+    address = fields.JSONField(default=dict)                      # street, building_number, district, city, postal_code
+    industry = fields.CharField(max_length=100)
+    locale = fields.CharField(max_length=35, default="ar-SA")      # BCP 47; "-u-nu-arab": Arabic-Indic digits on PDFs
+    certificate = fields.TextField()                              # base64 DER of the production CSID
+    certificate_serial = fields.CharField(max_length=64)
+    certificate_expires_at = fields.DatetimeField()
+    token = fields.TextField()                                    # binarySecurityToken (the certificate, public)
+    secret_enc = fields.TextField()                               # the CSID's secret, encrypted
+    private_key_enc = fields.TextField()                          # PKCS#8 PEM, encrypted (QAFILA_SECRET_KEY)
+    icv = fields.BigIntField(default=0)                           # the last document's counter value
+    last_hash = fields.CharField(max_length=100)                  # the last document's hash (the next PIH)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "zatca_units"
+        unique_together = (("merchant_id", "livemode"),)
+
+
+class ZatcaDocument(Model):
+    """One signed document of a unit's chain: an invoice (388), a credit note (381) or a debit
+    note (383). `xml` is the signed XML, or ZATCA's cleared XML once a standard one is cleared."""
+    id = fields.CharField(pk=True, max_length=40)                 # zdoc_...
+    merchant = fields.ForeignKeyField("core.Merchant", related_name="zatca_documents", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    unit = fields.ForeignKeyField("einvoicing.ZatcaUnit", related_name="documents", on_delete=fields.CASCADE)
+    invoice_id = fields.CharField(max_length=40)                  # the invoice, or the one a note amends
+    kind = fields.CharField(max_length=12)                        # invoice | credit_note | debit_note
+    type = fields.CharField(max_length=10)                        # simplified | standard
+    number = fields.CharField(max_length=40)
+    uuid = fields.CharField(max_length=36)
+    icv = fields.BigIntField()
+    pih = fields.CharField(max_length=100)
+    hash = fields.CharField(max_length=100)
+    xml = fields.TextField()
+    amount = fields.BigIntField()                                 # total with VAT, minor units
+    tax = fields.BigIntField()
+    reason = fields.CharField(max_length=200, null=True)
+    status = fields.CharField(max_length=10)                      # pending | reported | cleared | rejected
+    messages = fields.JSONField(default=list)                     # ZATCA's validation messages
+    attempts = fields.IntField(default=0)
+    next_attempt_at = fields.DatetimeField(null=True)             # null: nothing more to send
+    submitted_at = fields.DatetimeField(null=True)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "zatca_documents"
+        unique_together = (("unit_id", "icv"),)
+        indexes = (("invoice_id",), ("status", "next_attempt_at"))

@@ -1,0 +1,160 @@
+"""GraphQL for ZATCA e-invoicing: the EGS unit (zatcaUnit, zatcaOnboard), an invoice's
+`zatca` block, credit and debit notes -- the same services as /api/einvoicing/zatca and
+/api/invoices/{id}/credit-notes|debit-notes."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from strawberry.types import Info
+
+from schema.context import Context
+from schema.errors import UserError, user_errors
+from schema.inputs import to_data
+from schema.scalars import MinorAmount
+from services.billing.zatca import documents, units
+
+
+@strawberry.type
+class ZatcaMessage:
+    type: str
+    code: str
+    category: str
+    message: str
+
+
+@strawberry.type
+class InvoiceZatca:
+    type: str = strawberry.field(description="simplified (B2C, reported) or standard (B2B, cleared)")
+    uuid: str
+    icv: int = strawberry.field(description="Invoice counter value: +1 per document of the unit")
+    hash: str = strawberry.field(description="The invoice hash (base64 SHA-256 of the canonical XML)")
+    status: str = strawberry.field(description="pending, reported, cleared or rejected")
+    messages: list[ZatcaMessage]
+
+
+def zatca_of(block: dict | None) -> InvoiceZatca | None:
+    if not block:
+        return None
+    return InvoiceZatca(type=block["type"], uuid=block["uuid"], icv=block["icv"], hash=block["hash"],
+                        status=block["status"],
+                        messages=[ZatcaMessage(type=m.get("type", ""), code=m.get("code", ""),
+                                               category=m.get("category", ""), message=m.get("message", ""))
+                                  for m in block.get("messages") or []])
+
+
+@strawberry.type
+class ZatcaUnit:
+    id: strawberry.ID | None
+    status: str = strawberry.field(description="not_onboarded or onboarded")
+    livemode: bool
+    vat_number: str | None
+    organization_name: str | None
+    organization_unit: str | None
+    common_name: str | None
+    invoice_types: str | None
+    locale: str | None = strawberry.field(description="BCP 47; -u-nu-arab prints Arabic-Indic digits on Arabic PDFs")
+    certificate_serial: str | None
+    certificate_expires_at: datetime | None
+    icv: int
+
+    @classmethod
+    def of(cls, d: dict) -> ZatcaUnit:
+        return cls(id=strawberry.ID(d["id"]) if d["id"] else None, status=d["status"], livemode=d["livemode"],
+                   vat_number=d["vat_number"], organization_name=d["organization_name"],
+                   organization_unit=d["organization_unit"], common_name=d["common_name"],
+                   invoice_types=d["invoice_types"], locale=d["locale"], certificate_serial=d["certificate_serial"],
+                   certificate_expires_at=datetime.fromisoformat(d["certificate_expires_at"].replace("Z", "+00:00"))
+                   if d["certificate_expires_at"] else None, icv=d["icv"])
+
+
+@strawberry.type
+class ZatcaNote:
+    id: strawberry.ID
+    kind: str = strawberry.field(description="credit_note (381) or debit_note (383)")
+    invoice_id: str
+    number: str
+    amount: MinorAmount
+    tax: MinorAmount
+    reason: str | None
+    zatca: InvoiceZatca
+
+
+@strawberry.input
+class ZatcaAddressInput:
+    street: str | None = strawberry.UNSET
+    building_number: str | None = strawberry.UNSET
+    district: str | None = strawberry.UNSET
+    city: str | None = strawberry.UNSET
+    postal_code: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class ZatcaOnboardInput:
+    otp: str
+    vat_number: str
+    organization_name: str
+    organization_unit: str
+    common_name: str
+    invoice_types: str | None = strawberry.UNSET
+    industry: str | None = strawberry.UNSET
+    locale: str | None = strawberry.UNSET
+    address: ZatcaAddressInput | None = strawberry.UNSET
+
+
+@strawberry.input
+class ZatcaNoteInput:
+    invoice_id: strawberry.ID
+    reason: str
+    amount: MinorAmount | None = strawberry.UNSET
+
+
+@strawberry.type
+class ZatcaOnboardPayload:
+    unit: ZatcaUnit | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class ZatcaNotePayload:
+    note: ZatcaNote | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+def _note(d) -> ZatcaNote:
+    return ZatcaNote(id=strawberry.ID(d.id), kind=d.kind, invoice_id=d.invoice_id, number=d.number, amount=d.amount,
+                     tax=d.tax, reason=d.reason, zatca=zatca_of(documents.zatca_of(d)))
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="The caller's ZATCA EGS unit in this mode.")
+    async def zatca_unit(self, info: Info[Context, None]) -> ZatcaUnit:
+        principal = info.context.principal
+        return ZatcaUnit.of(units.unit_object(await units.get_unit(principal=principal), principal))
+
+
+@strawberry.type
+class Mutation:
+    @strawberry.mutation(description="Onboard the EGS unit with ZATCA (OTP from the Fatoora portal).")
+    async def zatca_onboard(self, info: Info[Context, None], input: ZatcaOnboardInput) -> ZatcaOnboardPayload:
+        principal = info.context.principal
+        u, errors = await user_errors(lambda: units.onboard(principal=principal, data=to_data(input)))
+        return ZatcaOnboardPayload(unit=ZatcaUnit.of(units.unit_object(u, principal)) if u else None,
+                                   user_errors=errors)
+
+    @strawberry.mutation(description="Issue a ZATCA credit note (381) on an e-invoice.")
+    async def invoice_credit_note(self, info: Info[Context, None], input: ZatcaNoteInput) -> ZatcaNotePayload:
+        return await _issue(info, input, "credit_note")
+
+    @strawberry.mutation(description="Issue a ZATCA debit note (383) on an e-invoice.")
+    async def invoice_debit_note(self, info: Info[Context, None], input: ZatcaNoteInput) -> ZatcaNotePayload:
+        return await _issue(info, input, "debit_note")
+
+
+async def _issue(info: Info[Context, None], input: ZatcaNoteInput, kind: str) -> ZatcaNotePayload:
+    principal = info.context.principal
+    data = {k: v for k, v in to_data(input).items() if k != "invoice_id"}
+    d, errors = await user_errors(lambda: documents.issue_note(principal=principal, invoice_id=str(input.invoice_id),
+                                                               kind=kind, data=data))
+    return ZatcaNotePayload(note=_note(d) if d else None, user_errors=errors)
