@@ -26,14 +26,14 @@ export interface CardParams {
   number: string;
   exp_month: number;
   exp_year: number;
-  cvc?: string;
+  cvc?: string | null;
 }
 
 export interface CodAddress {
   line1: string;
   city: string;
-  country: string;
-  postal_code?: string;
+  country: "AE" | "EG" | "IQ" | "KW" | "QA" | "SA" | "TR";
+  postal_code?: string | null;
 }
 
 export interface CryptoDetails {
@@ -60,10 +60,10 @@ export interface Customer {
 }
 
 export interface CustomerCreateParams {
-  email?: string;
-  name?: string;
-  phone?: string;
-  metadata?: Record<string, unknown>;
+  email?: string | null;
+  name?: string | null;
+  phone?: string | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface CustomerListParams {
@@ -73,10 +73,10 @@ export interface CustomerListParams {
 }
 
 export interface CustomerUpdateParams {
-  email?: string;
-  name?: string;
-  phone?: string;
-  metadata?: Record<string, unknown>;
+  email?: string | null;
+  name?: string | null;
+  phone?: string | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface DisplayName {
@@ -145,7 +145,7 @@ export interface InstallmentPlanOptionParams {
 
 export interface InstallmentPlanParams {
   program: "axess" | "bonus" | "maximum" | "world";
-  paid_by?: "customer" | "merchant";
+  paid_by?: "customer" | "merchant" | null;
   options: Array<InstallmentPlanOptionParams>;
 }
 
@@ -203,6 +203,7 @@ export interface Invoice {
   paid_at: string | null;
   payment_id: string | null;
   locale: "ar" | "en" | "tr";
+  zatca: InvoiceZatca | null;
   livemode: boolean;
   created_at: string;
 }
@@ -211,10 +212,10 @@ export interface InvoiceCreateParams {
   customer_id: string;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   items: Array<InvoiceItemParams>;
-  due_date?: string;
-  tax_rate?: number | string;
-  locale?: "ar" | "en" | "tr";
-  metadata?: Record<string, unknown>;
+  due_date?: string | null;
+  tax_rate?: unknown;
+  locale?: "ar" | "en" | "tr" | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface InvoiceItem {
@@ -226,7 +227,7 @@ export interface InvoiceItem {
 export interface InvoiceItemParams {
   name: string;
   amount: number;
-  quantity?: number;
+  quantity?: number | null;
 }
 
 export interface InvoiceListParams {
@@ -239,6 +240,22 @@ export interface InvoiceListParams {
 
 export interface InvoiceSendParams {
   channel: "email" | "messaging";
+}
+
+export interface InvoiceZatca {
+  type: "simplified" | "standard";
+  uuid: string;
+  icv: number;
+  hash: string;
+  status: "cleared" | "pending" | "rejected" | "reported";
+  messages: Array<InvoiceZatcaMessage>;
+}
+
+export interface InvoiceZatcaMessage {
+  type: string;
+  code: string;
+  category: string;
+  message: string;
 }
 
 export interface MethodFee {
@@ -296,7 +313,7 @@ export interface PaymentCapture {
 }
 
 export interface PaymentCaptureParams {
-  amount?: number;
+  amount?: number | null;
 }
 
 export interface PaymentCreateParams {
@@ -304,20 +321,20 @@ export interface PaymentCreateParams {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   routing?: unknown;
   payment_method: PaymentMethodParams;
-  customer?: PaymentCustomerParams;
-  customer_id?: string;
-  metadata?: Record<string, unknown>;
-  description?: string;
-  capture?: boolean;
-  capture_method?: "automatic" | "manual";
-  idempotency_key?: string;
-  installments?: number;
+  customer?: PaymentCustomerParams | null;
+  customer_id?: string | null;
+  metadata?: Record<string, unknown> | null;
+  description?: string | null;
+  capture?: boolean | null;
+  capture_method?: "automatic" | "manual" | null;
+  idempotency_key?: string | null;
+  installments?: number | null;
 }
 
 export interface PaymentCustomerParams {
-  email?: string;
-  name?: string;
-  phone?: string;
+  email?: string | null;
+  name?: string | null;
+  phone?: string | null;
 }
 
 export interface PaymentDispute {
@@ -377,40 +394,40 @@ export interface PaymentIntent {
 }
 
 export interface PaymentIntentCancelParams {
-  cancellation_reason?: "abandoned" | "duplicate" | "fraudulent" | "requested_by_customer";
-  idempotency_key?: string;
+  cancellation_reason?: "abandoned" | "duplicate" | "fraudulent" | "requested_by_customer" | null;
+  idempotency_key?: string | null;
 }
 
 export interface PaymentIntentConfirmParams {
-  payment_method_id?: string;
-  return_url?: string;
-  client_secret?: string;
-  phone?: string;
-  otp?: string;
-  idempotency_key?: string;
-  installments?: number;
+  payment_method_id?: string | null;
+  return_url?: string | null;
+  client_secret?: string | null;
+  phone?: string | null;
+  otp?: string | null;
+  idempotency_key?: string | null;
+  installments?: number | null;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   payment_method: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
-  crypto_asset?: "BTC" | "ETH" | "USDT";
-  crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20";
-  merchant_id?: string;
-  customer_id?: string;
-  order_id?: string;
-  description?: string;
-  statement_descriptor?: string;
-  metadata?: Record<string, unknown>;
-  cod_address?: CodAddress;
-  split?: Array<SplitParams>;
-  locale?: "ar" | "en" | "tr";
-  phone?: string;
-  expires_in_hours?: number;
-  return_url?: string;
-  idempotency_key?: string;
-  installments?: number;
+  crypto_asset?: "BTC" | "ETH" | "USDT" | null;
+  crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
+  merchant_id?: string | null;
+  customer_id?: string | null;
+  order_id?: string | null;
+  description?: string | null;
+  statement_descriptor?: string | null;
+  metadata?: Record<string, unknown> | null;
+  cod_address?: CodAddress | null;
+  split?: Array<SplitParams> | null;
+  locale?: "ar" | "en" | "tr" | null;
+  phone?: string | null;
+  expires_in_hours?: number | null;
+  return_url?: string | null;
+  idempotency_key?: string | null;
+  installments?: number | null;
 }
 
 export interface PaymentIntentListParams {
@@ -430,9 +447,9 @@ export interface PaymentIntentReceipt {
 }
 
 export interface PaymentIntentRefundParams {
-  amount?: number;
-  reason?: string;
-  idempotency_key?: string;
+  amount?: number | null;
+  reason?: string | null;
+  idempotency_key?: string | null;
 }
 
 export interface PaymentLink {
@@ -456,10 +473,10 @@ export interface PaymentLink {
 export interface PaymentLinkCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  description?: string;
-  locale?: "ar" | "en" | "tr";
-  expires_at?: string | number;
-  metadata?: Record<string, unknown>;
+  description?: string | null;
+  locale?: "ar" | "en" | "tr" | null;
+  expires_at?: string | number | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface PaymentLinkListParams {
@@ -473,10 +490,10 @@ export interface PaymentListParams {
   starting_after?: string;
   status?: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  provider?: string;
+  provider?: "anatolia" | "atlas" | "gulfnet" | "nilepay";
   customer?: string;
-  created_gte?: string;
-  created_lte?: string;
+  created_gte?: unknown;
+  created_lte?: unknown;
 }
 
 export interface PaymentMethodDetails {
@@ -485,9 +502,9 @@ export interface PaymentMethodDetails {
 }
 
 export interface PaymentMethodParams {
-  type?: "card" | "mada";
+  type?: "card" | "mada" | null;
   card: CardParams;
-  billing_country?: string;
+  billing_country?: string | null;
 }
 
 export interface PaymentMethodType {
@@ -509,8 +526,8 @@ export interface PaymentMethodTypeListParams {
 }
 
 export interface PaymentRefundParams {
-  amount?: number;
-  reason?: string;
+  amount?: number | null;
+  reason?: string | null;
 }
 
 export interface PaymentVoid {
@@ -624,8 +641,8 @@ export interface SubscriptionCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   interval: "day" | "month" | "week" | "year";
-  interval_count?: number;
-  metadata?: Record<string, unknown>;
+  interval_count?: number | null;
+  metadata?: Record<string, unknown> | null;
 }
 
 export interface SubscriptionListParams {
@@ -680,7 +697,7 @@ export interface WebhookEventListParams {
 
 export interface WebhookEventRecord {
   id: string;
-  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
+  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
   delivered: boolean;
   created_at: string;
   status: "delivered" | "failed" | "no_endpoints" | "pending";

@@ -8,7 +8,7 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{limit?: int, starting_after?: string, status?: string, currency?: string, provider?: string, customer?: string, created_gte?: string, created_lte?: string}
+ * @phpstan-type Shape array{limit?: int, starting_after?: string, status?: string, currency?: string, provider?: string, customer?: string, created_gte?: mixed, created_lte?: mixed}
  */
 final class PaymentListParams
 {

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Invoice extends Resource
 {
-    public const NESTED = ['items' => [InvoiceItem::class, true]];
+    public const NESTED = ['items' => [InvoiceItem::class, true], 'zatca' => [InvoiceZatca::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -53,6 +53,8 @@ final class Invoice extends Resource
     public ?string $payment_id = null;
     /** @var string|null */
     public ?string $locale = null;
+    /** @var InvoiceZatca|null */
+    public ?InvoiceZatca $zatca = null;
     /** @var bool|null */
     public ?bool $livemode = null;
     /** @var string|null */

@@ -41,6 +41,8 @@ __all__ = [
     "InvoiceItemParams",
     "InvoiceListParams",
     "InvoiceSendParams",
+    "InvoiceZatca",
+    "InvoiceZatcaMessage",
     "MethodFee",
     "MethodLimits",
     "NextAction",
@@ -159,7 +161,7 @@ InvoiceCreateParams = TypedDict("InvoiceCreateParams", {
     "currency": str,
     "items": List[InvoiceItemParams],
     "due_date": str,
-    "tax_rate": Union[int, float, str],
+    "tax_rate": Any,
     "locale": str,
     "metadata": Dict[str, Any],
 }, total=False)
@@ -288,8 +290,8 @@ PaymentListParams = TypedDict("PaymentListParams", {
     "currency": str,
     "provider": str,
     "customer": str,
-    "created_gte": str,
-    "created_lte": str,
+    "created_gte": Any,
+    "created_lte": Any,
 }, total=False)
 
 PaymentMethodTypeListParams = TypedDict("PaymentMethodTypeListParams", {
@@ -516,7 +518,7 @@ class IntentRefund(Model):
 @register
 @dataclass(eq=False)
 class Invoice(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     number: Optional[str] = None
@@ -538,6 +540,7 @@ class Invoice(Model):
     paid_at: Optional[str] = None
     payment_id: Optional[str] = None
     locale: Optional[str] = None
+    zatca: Optional[InvoiceZatca] = None
     livemode: Optional[bool] = None
     created_at: Optional[str] = None
 
@@ -549,6 +552,28 @@ class InvoiceItem(Model):
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceZatca(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceZatcaMessage', True)}
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    icv: Optional[int] = None
+    hash: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceZatcaMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceZatcaMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    code: Optional[str] = None
+    category: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -1573,6 +1598,97 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/invoices/{id}/send",
             "request",
             []
+        ]
+    ],
+    "InvoiceZatca": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "zatca"
+            ]
+        ]
+    ],
+    "InvoiceZatcaMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "zatca",
+                "messages"
+            ]
         ]
     ],
     "MethodFee": [
