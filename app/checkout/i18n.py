@@ -2,7 +2,7 @@
 tr, ar). Templates only ever print `t.<key>`; a key missing in a locale is a test failure."""
 from __future__ import annotations
 
-from services.payments import locales, methods
+from services.payments import installment_text, locales, methods
 
 LOCALES = locales.LOCALES
 RTL = {"ar"}
@@ -230,19 +230,20 @@ def pick_locale(*, explicit: str | None, query: str | None, accept_language: str
 INSTALLMENT_LABELS: dict[str, dict[str, str]] = {
     "en": {"inst_title": "Pay in installments", "inst_bank": "{bank} · {program}", "inst_count": "Installments",
            "inst_each": "Per installment", "inst_total": "Total", "inst_single": "Single payment",
-           "inst_n": "{count} installments", "inst_line": "{count} installments x {amount}",
-           "inst_first": "first installment {amount}", "inst_choose": "Choose the number of installments",
+           "inst_n": "{count} installments",
+           "inst_choose": "Choose the number of installments",
            "inst_pay": "Pay", "inst_card": "Card ending {last4}", "inst_commission": "Installment commission"},
     "tr": {"inst_title": "Taksit seçenekleri", "inst_bank": "{bank} · {program}", "inst_count": "Taksit sayısı",
            "inst_each": "Taksit tutarı", "inst_total": "Toplam", "inst_single": "Tek çekim",
-           "inst_n": "{count} taksit", "inst_line": "{count} taksit x {amount}",
-           "inst_first": "ilk taksit {amount}", "inst_choose": "Taksit sayısını seçin",
+           "inst_n": "{count} taksit",
+           "inst_choose": "Taksit sayısını seçin",
            "inst_pay": "Öde", "inst_card": "Son dört hanesi {last4} olan kart", "inst_commission": "Vade farkı"},
     "ar": {"inst_title": "الدفع بالتقسيط", "inst_bank": "{bank} · {program}", "inst_count": "عدد الأقساط",
            "inst_each": "قيمة القسط", "inst_total": "الإجمالي", "inst_single": "دفعة واحدة",
-           "inst_n": "{count} أقساط", "inst_line": "{count} أقساط × {amount}",
-           "inst_first": "القسط الأول {amount}", "inst_choose": "اختر عدد الأقساط",
+           "inst_n": "{count} أقساط",
+           "inst_choose": "اختر عدد الأقساط",
            "inst_pay": "ادفع", "inst_card": "البطاقة المنتهية بـ {last4}", "inst_commission": "عمولة التقسيط"},
 }
 for _locale, _extra in INSTALLMENT_LABELS.items():
     STRINGS[_locale].update(_extra)
+    STRINGS[_locale].update(installment_text.LINE_TEXTS[_locale])     # the line the receipt message says too

@@ -25,7 +25,7 @@ from models.payments import Customer, Payment
 from models.receipts import Receipt
 from models.links import PaymentLink
 from services.money import markets
-from services.payments import locales, pricing
+from services.payments import installment_text, locales, pricing
 from services.ids import new_id, random_token
 from services.infra import leases
 from services.infra.runtime import runtime
@@ -171,6 +171,7 @@ class ReceiptView:
     livemode: bool
     token: str | None = None     # receipt_token
     country: str | None = None   # the merchant's (its market: the default language, the time zone)
+    installments: dict | None = None     # the installment terms (services.payments.installments.as_object)
 
     @property
     def url(self) -> str | None:
@@ -200,9 +201,11 @@ async def view_by_token(payment_id: str, token: str | None) -> ReceiptView | Non
 
 
 _PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", "currency", "card_brand", "card_last4",
-                    "captured_at", "created_at", "description", "livemode", "payment_link", "receipt_token")
-_INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "currency", "payment_method", "payment_method_ref",
-                   "succeeded_at", "created_at", "description", "locale", "livemode", "receipt_token")
+                    "captured_at", "created_at", "description", "livemode", "payment_link", "receipt_token",
+                    "installments")
+_INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_received", "currency", "payment_method",
+                   "payment_method_ref", "succeeded_at", "created_at", "description", "locale", "livemode",
+                   "receipt_token", "installments")
 
 
 async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
@@ -234,7 +237,7 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
                                    p["currency"], "card", p["card_brand"], p["card_last4"],
                                    p["captured_at"] or p["created_at"], p["status"], p["description"],
                                    link_locales.get(p["payment_link"]), p["livemode"], p["receipt_token"],
-                                   m["country"])
+                                   m["country"], p["installments"])
     for i in intents:
         m = merchants[i["merchant_id"]]
         brand = last4 = None
@@ -243,10 +246,11 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
             pm = _test_method(ref) if ref in TEST_METHODS else methods.get(ref)
             if pm is not None:
                 brand, last4 = pm.brand, pm.last4
-        out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount"], i["currency"],
+        # What the card was charged, as a payment's amount_captured: total_amount in installments.
+        out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount_received"] or i["amount"], i["currency"],
                                    i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
                                    i["status"], i["description"], i["locale"], i["livemode"], i["receipt_token"],
-                                   m["country"])
+                                   m["country"], i["installments"])
     return out
 
 
@@ -264,6 +268,9 @@ def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
     t = TEXTS.get(locale, TEXTS["en"])
     merchant = v.merchant_name or t["fallback_merchant"]
     amount = pricing.format_localized(v.amount, v.currency, locale)
+    taksit = installment_text.line(v.installments, v.currency, locale)
+    if taksit:                  # "1.245,00 ₺ (3 taksit x 415,00 TL)"
+        amount = f"{amount} ({taksit})"
     body = t["body"].format(merchant=merchant, amount=amount, payment=v.payment_id, url=v.url)
     return t["subject"].format(merchant=merchant), body
 
