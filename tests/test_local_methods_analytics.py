@@ -1,0 +1,68 @@
+"""Issue 23, the last gaps: analytics by payment method (GET /api/analytics/methods and GraphQL
+methodAnalytics) over /api payments and /v1 intents -- KNET in KWD (3 decimals), mada and cards
+in SAR; a mada card sent as `card` counts as mada; declines and other currencies are left out."""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from tests.conftest import gql
+from tests.intents_fixtures import RETURN_URL, confirm, create, get, set_country
+from tests.payments_fixtures import call, no_exploration, pay  # noqa: F401
+from tests.test_local_methods_flows import APPROVED as KNET_APPROVED, PIN, _open_page, _submit
+from tests.test_local_methods_registry import _challenge
+
+MADA, CARD, MADA_DECLINED = "5888450000000003", "4242424242424242", "9682010000000005"
+
+QUERY = """query($currency: String) { methodAnalytics(period: "7d", currency: $currency) {
+  currency period from to data { method payments volume } } }"""
+
+
+async def _knet(client, key, amount: int) -> None:
+    i = await create(client, key, amount=amount, currency="KWD", payment_method="knet", return_url=RETURN_URL)
+    c = await confirm(client, key, i["id"])
+    r, token, path = await _open_page(client, c["next_action"]["url"])
+    r = await _submit(client, path, token, action="pay", bank="NBK", card_number=KNET_APPROVED, pin=PIN)
+    assert r.status == 303
+    assert (await get(client, key, i["id"]))["status"] == "succeeded"
+
+
+async def test_analytics_by_method_for_payments_and_intents(client, merchant):
+    await set_country(merchant.id, "SA")
+    await _knet(client, merchant.sk, 12_345)                              # 12.345 KWD
+    await _knet(client, merchant.sk, 1_005)                               # 1.005 KWD
+    k = await create(client, merchant.sk, amount=7_000, currency="KWD", payment_method="knet")   # never paid
+    await confirm(client, merchant.sk, k["id"], return_url=RETURN_URL)
+    for number, amount in ((MADA, 25_000), (MADA, 1_000), (CARD, 40_000), (MADA_DECLINED, 9_900)):
+        status, p = await pay(client, merchant.sk, amount, currency="SAR", number=number)
+        assert status in (200, 402), p
+    # a /v1 intent saying `card`, paid with a co-badged mada card (3-D Secure): mada
+    i = await create(client, merchant.sk, amount=3_000, currency="SAR", payment_method="card")
+    c = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_mada_visa", return_url=RETURN_URL)
+    back = await _challenge(client, c["next_action"]["redirect_to_url"]["url"])
+    assert parse_qs(urlsplit(back).query)["redirect_status"] == ["succeeded"]
+    # a /v1 card intent with a Visa card: card
+    v = await create(client, merchant.sk, amount=2_000, currency="SAR", payment_method="card")
+    assert (await confirm(client, merchant.sk, v["id"], payment_method_id="pm_card_visa"))["status"] == "succeeded"
+
+    status, sar = await call(client, "GET", "/api/analytics/methods?period=7d&currency=SAR", merchant.sk)
+    assert status == 200, sar
+    assert sar["object"] == "method_analytics" and sar["currency"] == "SAR" and sar["period"] == "7d"
+    assert sar["data"] == [{"method": "card", "payments": 2, "volume": 42_000},
+                           {"method": "mada", "payments": 3, "volume": 29_000}]
+    status, kwd = await call(client, "GET", "/api/analytics/methods?period=7d&currency=KWD", merchant.sk)
+    assert status == 200 and kwd["data"] == [{"method": "knet", "payments": 2, "volume": 13_350}], kwd
+    status, egp = await call(client, "GET", "/api/analytics/methods?period=7d&currency=EGP", merchant.sk)
+    assert status == 200 and egp["data"] == []
+    # GraphQL says the same
+    for body in (sar, kwd):
+        s, out = await gql(client, QUERY, {"currency": body["currency"]}, key=merchant.sk)
+        assert s == 200 and "errors" not in out, out
+        assert out["data"]["methodAnalytics"] == {"currency": body["currency"], "period": "7d", "from": body["from"],
+                                                  "to": body["to"], "data": body["data"]}
+    # the window's errors name their field, on both
+    status, bad = await call(client, "GET", "/api/analytics/methods?period=8d", merchant.sk)
+    assert status == 400 and bad["error"]["param"] == "period"
+    status, bad = await call(client, "GET", "/api/analytics/methods?currency=XXX", merchant.sk)
+    assert status == 400 and bad["error"]["param"] == "currency"
+    s, out = await gql(client, 'query { methodAnalytics(period: "8d") { currency } }', key=merchant.sk)
+    assert out["errors"] and "period" in out["errors"][0]["message"]
