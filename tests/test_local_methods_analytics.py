@@ -66,3 +66,27 @@ async def test_analytics_by_method_for_payments_and_intents(client, merchant):
     assert status == 400 and bad["error"]["param"] == "currency"
     s, out = await gql(client, 'query { methodAnalytics(period: "8d") { currency } }', key=merchant.sk)
     assert out["errors"] and "period" in out["errors"][0]["message"]
+
+
+# ---------------------------------------------------------------- the receipt of a Fawry payment
+
+async def test_fawry_receipt_shows_the_reference_and_where_it_was_paid(client, merchant):
+    from tests.checkout_fixtures import open_page
+    i = await create(client, merchant.sk, amount=25_000, currency="EGP", payment_method="fawry")
+    ref = (await confirm(client, merchant.sk, i["id"]))["next_action"]["reference"]
+    status, paid = await call(client, "POST", "/api/test-helpers/fawry/pay", merchant.sk, {"reference": ref})
+    assert status == 200 and paid["status"] == "succeeded"
+    url = (await get(client, merchant.sk, i["id"]))["receipt_url"]
+    for lang, method, where in (("en", "Fawry", "A Fawry outlet, in cash"), ("ar", "فوري", "منفذ فوري، نقدًا"),
+                                ("tr", "Fawry", "Bir Fawry noktası, nakit")):
+        status, html, _ = await open_page(client, url, **{"Accept-Language": lang})
+        assert status == 200 and f'data-testid="receipt-reference">{ref}<' in html, (lang, html)
+        assert f'data-testid="receipt-paid-where">{where}<' in html and method in html, lang
+    r = await client.get(urlsplit(url).path, headers={"Accept": "text/plain", "Accept-Language": "en"})
+    text = await r.text()
+    assert r.status == 200 and f"Fawry reference: {ref}\n" in text and "Paid at: A Fawry outlet, in cash\n" in text
+    # a card payment's receipt has neither line
+    c = await create(client, merchant.sk, amount=2_000, currency="EGP", payment_method="card")
+    await confirm(client, merchant.sk, c["id"], payment_method_id="pm_card_visa")
+    status, html, _ = await open_page(client, (await get(client, merchant.sk, c["id"]))["receipt_url"])
+    assert status == 200 and "receipt-reference" not in html and "receipt-paid-where" not in html

@@ -171,6 +171,8 @@ class ReceiptView:
     livemode: bool
     token: str | None = None     # receipt_token
     country: str | None = None   # the merchant's (its market: the default language, the time zone)
+    reference: str | None = None  # a Fawry intent: its reference code
+    channel: str | None = None    # a Fawry intent: where the reference was paid (outlet)
 
     @property
     def url(self) -> str | None:
@@ -202,7 +204,8 @@ async def view_by_token(payment_id: str, token: str | None) -> ReceiptView | Non
 _PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", "currency", "card_brand", "card_last4",
                     "captured_at", "created_at", "description", "livemode", "payment_link", "receipt_token")
 _INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "currency", "payment_method", "payment_method_ref",
-                   "succeeded_at", "created_at", "description", "locale", "livemode", "receipt_token")
+                   "succeeded_at", "created_at", "description", "locale", "livemode", "receipt_token",
+                   "method_details")
 
 
 async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
@@ -246,8 +249,16 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
         out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount"], i["currency"],
                                    i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
                                    i["status"], i["description"], i["locale"], i["livemode"], i["receipt_token"],
-                                   m["country"])
+                                   m["country"], *_fawry(i))
     return out
+
+
+def _fawry(i: dict) -> tuple:
+    """A Fawry intent's reference and where it was paid, for its receipt."""
+    d = i.get("method_details") or {}
+    if i["payment_method"] != "fawry":
+        return None, None
+    return d.get("reference"), d.get("channel")
 
 
 TEXTS = {
