@@ -90,3 +90,53 @@ async def test_fawry_receipt_shows_the_reference_and_where_it_was_paid(client, m
     await confirm(client, merchant.sk, c["id"], payment_method_id="pm_card_visa")
     status, html, _ = await open_page(client, (await get(client, merchant.sk, c["id"]))["receipt_url"])
     assert status == 200 and "receipt-reference" not in html and "receipt-paid-where" not in html
+
+
+# ---------------------------------------------------------------- a link paid through a local method
+
+async def _link_paid_by_knet(client, link, amount_pin=PIN) -> str:
+    import re
+    from html import unescape
+    from tests.checkout_fixtures import open_page, path_of, submit
+    path = path_of(link["url"])
+    status, _, headers = await submit(client, path, {"action": "choose", "method": "knet", "locale": "en"})
+    assert status == 303
+    intent_path = urlsplit(headers["Location"]).path
+    _, _, headers = await submit(client, intent_path, {"action": "local"})
+    bank = headers["Location"]
+    _, html, _ = await open_page(client, bank)
+    token = unescape(re.search(r'name="token" value="([^"]+)"', html).group(1))
+    r = await client.post(urlsplit(bank).path, data={"token": token, "action": "pay", "bank": "NBK",
+                                                     "card_number": KNET_APPROVED, "pin": amount_pin},
+                          allow_redirects=False)
+    assert r.status == 303
+    return intent_path.rsplit("/", 1)[1]
+
+
+async def test_a_kwd_link_paid_through_knet_counts_the_intent_in_its_totals(client, merchant):
+    from tests.checkout_fixtures import make_link
+    link = await make_link(client, merchant.sk, amount=12_500, currency="KWD")
+    other = await make_link(client, merchant.sk, amount=12_500, currency="KWD")
+    intent_id = await _link_paid_by_knet(client, link)
+    assert (await get(client, merchant.sk, intent_id))["status"] == "succeeded"
+    # an unpaid KNET try on the same link does not count
+    from tests.checkout_fixtures import path_of, submit
+    await submit(client, path_of(link["url"]), {"action": "choose", "method": "knet", "locale": "en"})
+    # a card payment of the link still counts, next to the intent
+    from tests.checkout_fixtures import card_form
+    status, _, _ = await submit(client, path_of(link["url"]), card_form())
+    assert status in (200, 303)
+    card_counted = 1
+    status, got = await call(client, "GET", f"/api/payment-links/{link['id']}", merchant.sk)
+    assert status == 200
+    assert got["payments_count"] == 1 + card_counted and got["amount_collected"] == 12_500 * (1 + card_counted)
+    # refunded in part: collected is what stays
+    status, _ = await call(client, "POST", f"/v1/payments/{intent_id}/refund", merchant.sk, {"amount": 2_005})
+    assert status == 200
+    status, got = await call(client, "GET", f"/api/payment-links/{link['id']}", merchant.sk)
+    assert got["payments_count"] == 1 + card_counted
+    assert got["amount_collected"] == 12_500 * (1 + card_counted) - 2_005
+    status, listed = await call(client, "GET", "/api/payment-links", merchant.sk)
+    by_id = {x["id"]: x for x in listed["data"]}
+    assert by_id[link["id"]]["amount_collected"] == got["amount_collected"]
+    assert by_id[other["id"]]["payments_count"] == 0 and by_id[other["id"]]["amount_collected"] == 0
