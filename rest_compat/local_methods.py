@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rest_compat.routing import Call, Route
 from services.errors import ValidationError
-from services.payments import intents, local_methods, methods
+from services.money import analytics
+from services.payments import intents, local_methods, method_analytics, methods
 
 
 async def payment_method_types_list(call: Call) -> dict:
@@ -26,7 +27,16 @@ V1_ROUTES: list[Route] = [
           summary="Payment methods available for a currency", response_fields=("object", "data")),
 ]
 
+async def analytics_methods(call: Call) -> dict:
+    q = call.query
+    w = await analytics.window(principal=call.principal, period=q.get("period"), from_=q.get("from"),
+                               to=q.get("to"), currency=q.get("currency"))
+    return await method_analytics.analytics_by_method(principal=call.principal, w=w)
+
+
 API_ROUTES: list[Route] = [
+    Route("GET", "/analytics/methods", analytics_methods, summary="Approved payments by payment method",
+          response_fields=("object", "currency", "period", "data")),
     Route("POST", "/test-helpers/fawry/pay", test_fawry_pay,
           summary="Test mode: pay a Fawry reference at an outlet", request_fields=("reference",),
           response_fields=("id", "status")),

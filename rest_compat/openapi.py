@@ -1091,6 +1091,12 @@ MERCHANT.update({
                "data": arr(shape({"count": INT, "payments": INT, "volume": INT,
                                   "charged": {"type": "integer", "description": "volume plus customer-paid commissions"}}))}),
         query=WINDOW, description="Approved /api payments and /v1 intents of the window, by installment count."),
+    ("GET", "/analytics/methods"): Op(
+        shape({"object": const("method_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
+               "data": arr(shape({"method": enum(methods.TYPES), "payments": INT, "volume": INT}))}),
+        query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN,
+        description="Approved /api payments and /v1 intents of the window, by payment method (a mada card "
+                    "paying SAR is mada)."),
 })
 V1.update({
     ("GET", "/installments"): Op(

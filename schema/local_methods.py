@@ -3,6 +3,8 @@ paymentMethodTypes(currency, amount, country) and fawryPay (test mode). Thin ada
 services.payments.methods and services.payments.local_methods, as REST is."""
 from __future__ import annotations
 
+from datetime import date
+
 import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
@@ -11,8 +13,10 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.intents import PaymentIntentPayload, _payload
+from schema.money import From, _window_args
 from schema.scalars import MinorAmount
-from services.payments import local_methods, methods
+from services.money import analytics
+from services.payments import local_methods, method_analytics, methods
 
 
 @strawberry.type
@@ -59,7 +63,32 @@ class FawryPayInput:
 
 
 @strawberry.type
+class MethodStats:
+    method: str = strawberry.field(description="card, mada, knet, benefit, fawry, stcpay, crypto, cod, qr, tap_to_pay")
+    payments: int = strawberry.field(description="Approved payments")
+    volume: MinorAmount = strawberry.field(description="The sum of their amounts")
+
+
+@strawberry.type
+class MethodAnalytics:
+    currency: str
+    period: str
+    from_: date = strawberry.field(name="from")
+    to: date
+    data: list[MethodStats]
+
+
+@strawberry.type
 class Query:
+    @strawberry.field(description="Approved payments by payment method (GET /api/analytics/methods).")
+    async def method_analytics(self, info: Info[Context, None], period: str | None = None, from_: From = None,
+                               to: date | None = None, currency: str | None = None) -> MethodAnalytics:
+        principal = info.context.principal
+        w = await analytics.window(principal=principal, **_window_args(period, from_, to, currency))
+        out = await method_analytics.analytics_by_method(principal=principal, w=w)
+        return MethodAnalytics(currency=out["currency"], period=out["period"], from_=w.start, to=w.end,
+                               data=[MethodStats(**e) for e in out["data"]])
+
     @strawberry.field(description="The payment methods available for a payment in `currency` (card first).")
     async def payment_method_types(self, info: Info[Context, None], currency: str, amount: MinorAmount | None = None,
                                    country: str | None = None) -> list[PaymentMethodType]:

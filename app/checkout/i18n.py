@@ -145,7 +145,7 @@ EN.update({
     "sandbox_submit": "Submit", "sandbox_cancel": "Cancel",
     "sandbox_values": "Sandbox: card 8888 8800 0000 0001 with PIN 1234 approves; 8888 8800 0000 0002 is declined.",
     "sandbox_finished": "This payment is already finished.",
-    "fawry_title": "Pay at any Fawry outlet", "fawry_reference": "Fawry reference",
+    "fawry_title": "Pay at any Fawry outlet", "receipt_paid_where": "Paid at", "fawry_paid_outlet": "A Fawry outlet, in cash", "fawry_reference": "Fawry reference",
     "fawry_body": "Give this reference number and {amount} in cash at a Fawry kiosk, shop or ATM, or pay it in the "
                   "myFawry app, before {expires}.", "fawry_get": "Get a Fawry reference",
     "stcpay_phone": "STC Pay mobile number (+9665…)", "stcpay_send": "Send me a code",
@@ -162,7 +162,7 @@ TR.update({
     "sandbox_submit": "Gönder", "sandbox_cancel": "İptal",
     "sandbox_values": "Test: 8888 8800 0000 0001 kartı ve 1234 PIN onaylanır; 8888 8800 0000 0002 reddedilir.",
     "sandbox_finished": "Bu ödeme zaten tamamlandı.",
-    "fawry_title": "Herhangi bir Fawry noktasında ödeyin", "fawry_reference": "Fawry referansı",
+    "fawry_title": "Herhangi bir Fawry noktasında ödeyin", "receipt_paid_where": "Ödeme yeri", "fawry_paid_outlet": "Bir Fawry noktası, nakit", "fawry_reference": "Fawry referansı",
     "fawry_body": "{expires} tarihinden önce bu referans numarasını ve {amount} nakiti bir Fawry noktasına verin "
                   "veya myFawry uygulamasında ödeyin.", "fawry_get": "Fawry referansı al",
     "stcpay_phone": "STC Pay cep telefonu (+9665…)", "stcpay_send": "Kod gönder",
@@ -179,7 +179,7 @@ AR.update({
     "sandbox_submit": "إرسال", "sandbox_cancel": "إلغاء",
     "sandbox_values": "تجريبي: البطاقة 8888 8800 0000 0001 مع الرقم السري 1234 مقبولة؛ 8888 8800 0000 0002 مرفوضة.",
     "sandbox_finished": "انتهت هذه الدفعة بالفعل.",
-    "fawry_title": "ادفع في أي منفذ فوري", "fawry_reference": "الرقم المرجعي لفوري",
+    "fawry_title": "ادفع في أي منفذ فوري", "receipt_paid_where": "مكان الدفع", "fawry_paid_outlet": "منفذ فوري، نقدًا", "fawry_reference": "الرقم المرجعي لفوري",
     "fawry_body": "قدّم هذا الرقم المرجعي ومبلغ {amount} نقدًا في أي منفذ أو متجر أو صراف فوري، أو ادفعه في تطبيق "
                   "myFawry، قبل {expires}.", "fawry_get": "احصل على رقم مرجعي من فوري",
     "stcpay_phone": "رقم جوال STC Pay (+9665…)", "stcpay_send": "أرسل لي الرمز",

@@ -460,14 +460,17 @@ async def receipt_page(request: web.Request) -> web.Response:
         method = t.fmt("card_ending", brand=v.card_brand.title(), last4=v.card_last4)
     else:
         method = t.get(f"method_{v.method}", v.method)
+    where = t.get(f"fawry_paid_{v.channel}", v.channel) if v.channel else None
     amount, paid = _amount(v.amount, v.currency, page.lang), v.paid_text(page.lang)
     if _wants_text(request):
         text = (f"{t.fmt('receipt_from', merchant=v.merchant_name)}\n{t.payment_id}: {v.payment_id}\n"
-                f"{t.amount}: {amount}\n{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n")
+                f"{t.amount}: {amount}\n{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n"
+                + (f"{t.fawry_reference}: {v.reference}\n" if v.reference else "")
+                + (f"{t.receipt_paid_where}: {where}\n" if where else ""))
         return web.Response(text=text, content_type="text/plain", charset="utf-8",
                             headers=security_headers(page.settings["settings"]))
     return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method, amount_text=amount,
-                       paid_iso=v.paid_at.isoformat(), paid_text=paid,
+                       paid_iso=v.paid_at.isoformat(), paid_text=paid, paid_where=where,
                        installments_text=taksit.line(await installments.terms_of(v.payment_id), v.currency,
                                                      page.lang, t))
 

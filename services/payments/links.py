@@ -14,6 +14,7 @@ from datetime import datetime
 from tortoise.functions import Count, Sum
 
 from models import _lookup as lookup
+from models.intents import PaymentIntent
 from models.links import PaymentLink
 from models.payments import Payment
 from services.errors import InvalidState, NotFound, ValidationError
@@ -59,7 +60,35 @@ async def collected(link_ids: list[str]) -> dict[str, Collected]:
     out = {lid: Collected() for lid in link_ids}
     for r in rows:
         out[r["payment_link"]] = Collected(int(r["n"] or 0), int(r["captured"] or 0) - int(r["refunded"] or 0))
+    for r in await _collected_by_intents(list(set(link_ids))):
+        c = out[r["link"]]
+        c.payments_count += int(r["n"] or 0)
+        c.amount_collected += int(r["received"] or 0) - int(r["refunded"] or 0)
     return out
+
+
+# The link's id in a /v1 intent's metadata, per dialect (the checkout's local methods:
+# services.payments.checkout_local.choose).
+_LINK_OF_INTENT = {"postgres": '"i"."metadata"->>\'payment_link\'',
+                   "sqlite": 'json_extract("i"."metadata", \'$.payment_link\')'}
+
+
+async def _collected_by_intents(link_ids: list[str]) -> list[dict]:
+    """A link paid through a local method (KNET, BenefitPay, Fawry, STC Pay) is paid by a /v1
+    intent carrying `metadata.payment_link`: the succeeded (or refunded) ones of the link's own
+    merchant, mode and currency, paid with a local method, count as its payments."""
+    from services.payments.methods import LOCAL_TYPES
+    dialect = PaymentIntent._meta.db.capabilities.dialect
+    marks = ", ".join("{}" for _ in link_ids)
+    kinds = ", ".join(f"'{t}'" for t in LOCAL_TYPES)
+    return await lookup.query(
+        PaymentIntent,
+        f'SELECT "l"."id" AS "link", COUNT(*) AS "n", SUM("i"."amount_received") AS "received", '
+        f'SUM("i"."amount_refunded") AS "refunded" FROM "payment_intents" "i" JOIN "payment_links" "l" '
+        f'ON "l"."id" = {_LINK_OF_INTENT[dialect]} AND "l"."merchant_id" = "i"."merchant_id" '
+        f'AND "l"."livemode" = "i"."livemode" AND "l"."currency" = "i"."currency" '
+        f'WHERE "l"."id" IN ({marks}) AND "i"."status" IN (\'succeeded\', \'refunded\') '
+        f'AND "i"."payment_method" IN ({kinds}) GROUP BY "l"."id"', link_ids)
 
 
 async def create_link(*, principal: Principal, data: dict) -> PaymentLink:

@@ -369,7 +369,8 @@ async def fawry_pay(*, principal: Principal, data: Any) -> PaymentIntent:
     if intent.status != "requires_action":
         raise InvalidState(f"Fawry reference {reference} expired at {iso(intent.expires_at)} and can no longer "
                            "be paid", code="reference_expired", param="reference")
-    return await _succeed(intent, now, {**(intent.method_details or {}), "paid_at": iso(now)}, "fawry_" + reference)
+    return await _succeed(intent, now, {**(intent.method_details or {}), "paid_at": iso(now), "channel": "outlet"},
+                          "fawry_" + reference)
 
 
 async def expire_reference(intent_id: str, when: datetime) -> bool:

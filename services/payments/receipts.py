@@ -172,6 +172,8 @@ class ReceiptView:
     token: str | None = None     # receipt_token
     country: str | None = None   # the merchant's (its market: the default language, the time zone)
     installments: dict | None = None     # the installment terms (services.payments.installments.as_object)
+    reference: str | None = None  # a Fawry intent: its reference code
+    channel: str | None = None    # a Fawry intent: where the reference was paid (outlet)
 
     @property
     def url(self) -> str | None:
@@ -205,7 +207,7 @@ _PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", 
                     "installments")
 _INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_received", "currency", "payment_method",
                    "payment_method_ref", "succeeded_at", "created_at", "description", "locale", "livemode",
-                   "receipt_token", "installments")
+                   "receipt_token", "installments", "method_details")
 
 
 async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
@@ -250,8 +252,16 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
         out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount_received"] or i["amount"], i["currency"],
                                    i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
                                    i["status"], i["description"], i["locale"], i["livemode"], i["receipt_token"],
-                                   m["country"], i["installments"])
+                                   m["country"], i["installments"], *_fawry(i))
     return out
+
+
+def _fawry(i: dict) -> tuple:
+    """A Fawry intent's reference and where it was paid, for its receipt."""
+    d = i.get("method_details") or {}
+    if i["payment_method"] != "fawry":
+        return None, None
+    return d.get("reference"), d.get("channel")
 
 
 TEXTS = {
