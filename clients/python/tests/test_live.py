@@ -442,4 +442,4 @@ def test_installments(client):
     assert p.amount_captured == 124500 and p.installments.program == "bonus"
     with pytest.raises(InvalidRequestError) as e:
         client.payments.create(amount=120000, currency="TRY", installments=4, payment_method={"card": BONUS})
-    assert e.value.param == "installments" and "valid counts: 1, 2, 3" in e.value.message
+    assert e.value.param == "installments" and "valid counts: 1, 2, 3" in e.value.detail and e.value.message == "Invalid request body"
