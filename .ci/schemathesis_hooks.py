@@ -194,7 +194,11 @@ STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has
                          "no_webhook_endpoint", "payment_intent_expired", "too_many_endpoints", "too_many_rules",
                          "exchange_rate_missing", "amount_too_large",
                          "payment_method_not_used", "live_mode_required", "invalid_tax_number", "merchant_id_mismatch",
-                         "resource_missing", "provider_unavailable"})
+                         "resource_missing", "provider_unavailable",
+                         # the card's BIN (its installment program, mada) and the method's own limits decide these
+                         "invalid_installments", "payment_method_unavailable", "not_a_mada_card",
+                         "amount_out_of_range", "duplicate_count", "refund_not_supported",
+                         "zatca_refused"})      # ZATCA's own answer (the OTP of its portal)
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 CONFIG_CODES = frozenset({"messaging_not_configured"})
 

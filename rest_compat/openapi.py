@@ -621,7 +621,8 @@ MERCHANT.update({
                           "vat_number": {"type": "string", "pattern": "^3[0-9]{13}3$"},
                           "organization_name": text(200, 1), "organization_unit": text(200, 1),
                           "common_name": text(200, 1), "invoice_types": enum(("1100", "1000", "0100")),
-                          "industry": text(100, 1), "locale": text(35, 2, description="BCP 47, e.g. ar-SA-u-nu-arab"),
+                          "industry": text(100, 1), "locale": {"type": "string", "maxLength": 35, "pattern": "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
+                                     "description": "BCP 47, e.g. ar-SA-u-nu-arab"},
                           "address": body({"street": text(127), "building_number": {"type": "string", "pattern": "^[0-9]{4}$"},
                                            "district": text(127), "city": text(127),
                                            "postal_code": {"type": "string", "pattern": "^[0-9]{5}$"}})},
@@ -789,29 +790,9 @@ METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(method
                      "limits": shape({"minimum": INT, "maximum": INT}), "providers": arr(STR),
                      "sandbox": {"type": "object"}})
 NOT_GIVEN = {"type": "null"}
-_ANY_CURRENCY = tuple(m for m in intents.METHODS if m not in ("crypto", "cod")
-                      and set(methods.get(m).currencies) >= set(money.CURRENCIES))
-
-
-def _local_method_branch(m: methods.Method) -> dict:
-    """A method of some currencies only (mada, knet, benefit, fawry, stcpay): its currencies and,
-    where it has its own, its amount limits (the method registry's)."""
-    branch = {"properties": {"payment_method": const(m.type), "currency": enum(m.currencies),
-                             "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}}
-    if m.limits:
-        lim = m.limit(m.currencies[0])
-        branch["properties"]["amount"] = {"type": "integer", "minimum": lim.minimum, "maximum": lim.maximum}
-    if m.flow == "otp":
-        branch["required"] = ["phone"]
-        branch["properties"]["phone"] = {"type": "string", "pattern": r"^\+9665[0-9]{8}$"}
-    return branch
-
-
-INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets, local methods
-    {"properties": {"payment_method": enum(_ANY_CURRENCY),
+INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets
+    {"properties": {"payment_method": enum(m for m in intents.METHODS if m not in ("crypto", "cod")),
                     "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}},
-    *(_local_method_branch(methods.get(m)) for m in intents.METHODS
-      if m not in ("crypto", "cod") and m not in _ANY_CURRENCY),
     *({"required": ["crypto_asset", "crypto_network"],
        "properties": {"payment_method": const("crypto"), "crypto_asset": const(asset), "crypto_network": enum(nets),
                       "cod_address": NOT_GIVEN}} for asset, nets in crypto.PAIRS.items()),
@@ -859,7 +840,7 @@ V1: dict[tuple[str, str], Op] = {
         PAYMENT_METHOD, body({"type": enum(payment_methods.TYPES), "card": CARD_IN}, required=("card",))),
     ("GET", "/payment_method_types"): Op(
         shape({"object": const("list"), "data": arr(METHOD_TYPE)}),
-        query=(q("currency", CURRENCY, "required"), q("amount", INT, "minor units"),
+        query=(Param("currency", CURRENCY, "required", required=True), q("amount", INT, "minor units"),
                q("country", {"type": "string", "pattern": "^[A-Za-z]{2}$"}, "the buyer's country")),
         description="Secret or publishable key. Card first; mada and stcpay for SAR, knet for KWD, benefit for "
                     "BHD, fawry for EGP."),
@@ -878,7 +859,7 @@ V1: dict[tuple[str, str], Op] = {
 }
 
 MERCHANT[("POST", "/test-helpers/fawry/pay")] = Op(
-    INTENT, body({"reference": text(40)}, required=("reference",)), errors=(403,),
+    INTENT, body({"reference": text(40)}, required=("reference",)), errors=(403, 404),
     description="Test keys only (403 with a live key): the buyer pays the Fawry reference at an outlet; the "
                 "intent succeeds. A paid or expired reference is a 400 (reference_already_paid, reference_expired).")
 
@@ -1084,13 +1065,14 @@ MERCHANT.update({
                                                       "commission_bps": {"type": "integer", "minimum": 0,
                                                                          "maximum": _inst.MAX_BPS}},
                                                      required=("count", "commission_bps")), minItems=1)},
-                                required=("program", "options")))}, required=("plans",)),
+                                required=("program", "options")), maxItems=len(_inst.programs()))}, required=("plans",)),
         description="Replaces every plan of this mode; a program left out gets no installments."),
     ("GET", "/analytics/installments"): Op(
         shape({"object": const("installment_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
                "data": arr(shape({"count": INT, "payments": INT, "volume": INT,
                                   "charged": {"type": "integer", "description": "volume plus customer-paid commissions"}}))}),
-        query=WINDOW, description="Approved /api payments and /v1 intents of the window, by installment count."),
+        query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN,
+        description="Approved /api payments and /v1 intents of the window, by installment count."),
     ("GET", "/analytics/methods"): Op(
         shape({"object": const("method_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
                "data": arr(shape({"method": enum(methods.TYPES), "payments": INT, "volume": INT}))}),
@@ -1309,20 +1291,9 @@ APP_OPERATIONS: dict[tuple[str, str], tuple[str, Op]] = {
     ("GET", "/openapi.json"): ("This document", Op({"type": "object"})),
     ("GET", "/invoices/{token}.pdf"): ("An invoice's PDF (the pdf_url of the invoice, no key needed)",
                                        Op(None, media="application/pdf")),
-    ("POST", "/sandbox/zatca/{path}"): ("The ZATCA e-invoicing API simulator (not in production): compliance, "
-                                        "production/csids, compliance/invoices, invoices/reporting/single, "
-                                        "invoices/clearance/single",
-                                        Op(shape({"validationResults": {"type": "object"}, "reportingStatus": null(STR),
-                                                  "clearanceStatus": null(STR), "clearedInvoice": null(STR),
-                                                  "requestID": INT, "binarySecurityToken": STR, "secret": STR,
-                                                  "dispositionMessage": STR},
-                                                 optional=("validationResults", "reportingStatus", "clearanceStatus",
-                                                           "clearedInvoice", "requestID", "binarySecurityToken",
-                                                           "secret", "dispositionMessage")))),
 }
-APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503),
-              "/sandbox/zatca/{path}": (400, 401, 404, 429, 500, 503)}
-NOT_DOCUMENTED = ("/graphql", "/docs", "/static")
+APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503)}
+NOT_DOCUMENTED = ("/graphql", "/docs", "/static", "/sandbox")     # /sandbox: ZATCA's simulator, not this API
 
 
 def app_operation(method: str, path: str) -> dict:

@@ -147,7 +147,7 @@ async def test_mada_cards_tokenize_with_brand_and_networks(client, merchant):
         assert r.status == 200 and pm["card"]["brand"] == "mada" and pm["card"]["networks"] == networks, pm
     r = await client.post("/v1/payment_methods", headers=bearer(merchant.pk),
                           json={"type": "mada", "card": {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030}})
-    assert r.status == 400 and err(await r.json()) == ("invalid_request", "card.number")
+    assert r.status == 400 and err(await r.json()) == ("not_a_mada_card", "card.number")
 
 
 async def _challenge(client, url):

@@ -135,7 +135,7 @@ def parse_plans(data: Any) -> list[dict]:
             of.reject_unknown()
             if count in seen:
                 raise ValidationError(f"plans[{i}].options[{j}].count {count} appears twice",
-                                      param=f"plans[{i}].options[{j}].count")
+                                      param=f"plans[{i}].options[{j}].count", code="duplicate_count")
             seen[count] = bps
         out.append({"program": program, "paid_by": paid_by,
                     "options": [{"count": c, "commission_bps": seen[c]} for c in sorted(seen)]})
@@ -214,7 +214,10 @@ async def installment_options(*, principal: Principal, bin: Any, amount: Any, cu
         if not amount.strip().isdigit():
             raise ValidationError("amount must be an integer in minor units", param="amount")
         amount = int(amount)
-    value = check_amount(amount, cur)
+    try:
+        value = check_amount(amount, cur)
+    except ValidationError as e:        # the currency's limits: its own code (the schema cannot pair them)
+        raise ValidationError(e.message, param="amount", code="amount_out_of_range") from None
     return options_for(issuer_of(digits), value, cur, await get_plans(principal=principal))
 
 

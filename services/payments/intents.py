@@ -511,7 +511,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     if intent.payment_method in LOCAL_FLOWS:
         if pm_id is not None:
             raise ValidationError(f"payment_method_id is not used with {intent.payment_method} payments",
-                                  param="payment_method_id")
+                                  param="payment_method_id", code="payment_method_not_used")
         return await _local.confirm(principal, intent, return_url=return_url, phone=phone, otp=otp, now=now)
     if phone is not None or otp is not None:
         raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",

@@ -95,7 +95,7 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
     if return_url is not None:
         intents._check_url(return_url, "return_url")
     if phone is not None and method != "stcpay":
-        raise ValidationError("phone is for stcpay payments only", param="phone")
+        raise ValidationError("phone is for stcpay payments only", param="phone", code="payment_method_not_used")
     if hours is not None and method != "fawry":
         raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours")
     details = None
@@ -194,7 +194,7 @@ async def confirm(principal: Principal, intent: PaymentIntent, *, return_url: st
     if otp is not None:
         raise ValidationError("otp is for an stcpay payment waiting for its one-time code", param="otp")
     if phone is not None and method != "stcpay":
-        raise ValidationError("phone is for stcpay payments only", param="phone")
+        raise ValidationError("phone is for stcpay payments only", param="phone", code="payment_method_not_used")
     if intent.status not in intents.CONFIRMABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
     if method in REDIRECT:

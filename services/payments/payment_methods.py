@@ -88,7 +88,7 @@ async def create_payment_method(*, principal: Principal, data: dict) -> MethodVi
     card = cards.parse_card(card_data, param="card")
     if kind == "mada" and not card.is_mada:
         raise ValidationError("type mada takes a mada card: this card's BIN is not in the mada BIN table",
-                              param="card.number")
+                              param="card.number", code="not_a_mada_card")
     kind = "card" if kind == "mada" else kind       # a mada card is a card whose brand is mada
     behaviour = card.behaviour if not principal.livemode else cards.APPROVE
     pm = await PaymentMethod.create(
