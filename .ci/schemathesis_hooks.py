@@ -26,7 +26,13 @@
     `period` and `from`/`to`): the later ones are left out;
   * a date window (`x-qafila-span`: from, to, days): `to` is set to `from` (or `from` to `to`);
   * body fields that must differ (`x-qafila-distinct`, e.g. an exchange rate's base and quote):
-    the second is set to another value of its enumeration.
+    the second is set to another value of its enumeration;
+  * an amount query parameter within its currency's minimum and maximum (`x-qafila-amount`):
+    clamped to them;
+  * a field above a bound only with some values of another (`x-qafila-only`, installments above 1
+    for card payments): set to the bound;
+  * list items that must differ in one field (`x-qafila-unique`, e.g. an installment plan's
+    program, an option's count): the later duplicates are left out.
 - `filter_failure`: a schema-valid request refused because of the state of stored objects (a
   400 whose error code is one of STATE_CODES: cancelling a cancelled link, messaging a customer
   without a phone, ...) is not a data rejection: schemathesis reuses ids it has seen, in
@@ -125,6 +131,14 @@ def before_call(context, case, kwargs):
     if isinstance(case.query, MutableMapping):
         case.query.pop("starting_after", None)
         raw = getattr(getattr(case.operation, "definition", None), "raw", None) or {}
+        if raw.get("x-qafila-amount"):
+            (amount, currency), limits = raw["x-qafila-amount"]["fields"], raw["x-qafila-amount"]["limits"]
+            bounds = limits.get(case.query.get(currency))
+            value = case.query.get(amount)
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                value = int(value)
+            if bounds and isinstance(value, int):
+                case.query[amount] = min(max(value, bounds[0]), bounds[1])
         for group in raw.get("x-qafila-exclusive", ()):
             given = [name for name in group if name in case.query]
             for name in given[1:]:
@@ -147,12 +161,39 @@ def before_call(context, case, kwargs):
         for name in raw.get("x-qafila-future", ()):
             if case.body.get(name) is not None:
                 case.body[name] = _future(case.body[name])
+        for field, most, other, values in raw.get("x-qafila-only", ()):
+            value = case.body.get(field)
+            if isinstance(value, (int, float)) and value > most and case.body.get(other) not in values:
+                case.body[field] = most
+        for path in raw.get("x-qafila-unique", ()):
+            _dedupe(case.body, path)
         for first, second in raw.get("x-qafila-distinct", ()):
             if second in case.body and case.body.get(first) == case.body[second]:
                 values = _enum_of(case, second)
                 others = [v for v in values if v != case.body[first]]
                 if others:
                     case.body[second] = others[0]
+
+
+def _dedupe(body, path) -> None:
+    """Items of the list at path[:-1] (nested lists: each item's) whose path[-1] an earlier item
+    has: left out."""
+    head, rest = path[0], path[1:]
+    items = body.get(head) if isinstance(body, MutableMapping) else None
+    if not isinstance(items, list):
+        return
+    if len(rest) == 1:
+        seen, kept = [], []
+        for item in items:
+            key = item.get(rest[0]) if isinstance(item, MutableMapping) else None
+            if key is not None and key in seen:
+                continue
+            seen.append(key)
+            kept.append(item)
+        items[:] = kept
+        return
+    for item in items:
+        _dedupe(item, rest)
 
 
 def _cap_total(body, total) -> None:
@@ -193,11 +234,11 @@ def _enum_of(case, field: str) -> list:
 STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has_no_email", "deal_won",
                          "no_webhook_endpoint", "payment_intent_expired", "too_many_endpoints", "too_many_rules",
                          "exchange_rate_missing", "amount_too_large",
-                         "payment_method_not_used", "live_mode_required", "invalid_tax_number", "merchant_id_mismatch",
+                         "payment_method_not_used", "payment_method_required", "live_mode_required", "invalid_tax_number", "merchant_id_mismatch",
                          "resource_missing", "provider_unavailable",
                          # the card's BIN (its installment program, mada) and the method's own limits decide these
-                         "invalid_installments", "payment_method_unavailable", "not_a_mada_card",
-                         "amount_out_of_range", "duplicate_count", "refund_not_supported",
+                         "invalid_installments", "payment_method_unavailable", "not_a_mada_card", "card_currency_not_supported",
+                         "amount_out_of_range", "refund_not_supported",
                          "zatca_refused"})      # ZATCA's own answer (the OTP of its portal)
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 CONFIG_CODES = frozenset({"messaging_not_configured"})

@@ -279,11 +279,21 @@ def _nullable(schema: dict) -> dict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def amount_limits(props: dict) -> list[dict]:
-    """Per-currency minimum and maximum of `amount` (services.money.currencies.LIMITS)."""
+def amount_limits(props: dict, required: set[str] = frozenset()) -> list[dict]:
+    """Per-currency minimum and maximum of `amount` (services.money.currencies.LIMITS).
+
+    When both are required, one `anyOf` with a branch per currency; otherwise an if/then per
+    currency (a body without currency keeps the amount's own bounds). The two say the same of a
+    body with both, but each if/then is two cases to a generator, so ten of them beside a body's
+    own anyOf (an intent's ways to pay) multiply to more cases than schemathesis models."""
+    limits = [(cur, lim) for cur, lim in money.LIMITS.items() if cur in props["currency"].get("enum", ())]
+    if {"amount", "currency"} <= required:
+        return [{"anyOf": [{"properties": {"currency": {"const": cur},
+                                           "amount": {"minimum": lim.minimum, "maximum": lim.maximum}}}
+                           for cur, lim in limits]}]
     return [{"if": {"properties": {"currency": {"const": cur}}, "required": ["currency"]},
              "then": {"properties": {"amount": {"minimum": lim.minimum, "maximum": lim.maximum}}}}
-            for cur, lim in money.LIMITS.items() if cur in props["currency"].get("enum", ())]
+            for cur, lim in limits]
 
 
 def request_schema(iface_name: str, schema: Any) -> Any:
@@ -305,8 +315,8 @@ def request_schema(iface_name: str, schema: Any) -> Any:
             sub = _reference(iface_name, name, sub) or request_schema(iface_name, sub)
             new[name] = sub if name in required or not sub or not fields else _nullable(sub)
         out["properties"] = new
-        if "amount" in props and "currency" in props:
-            out["allOf"] = [*out.get("allOf", ()), *amount_limits(props)]
+        if fields and "amount" in props and "currency" in props:      # a body's own fields, not a branch's
+            out["allOf"] = [*out.get("allOf", ()), *amount_limits(props, required)]
     return out
 
 
@@ -340,6 +350,15 @@ class Op:
     # (list, amount, quantity): the list's amount x quantity is at most the currency's maximum
     # (`x-qafila-total`: the maxima by currency).
     total: tuple[str, str, str] | None = None
+    # (amount, currency) query parameters: the amount within the currency's limits
+    # (`x-qafila-amount`: [minimum, maximum] by currency), as a body's if/then says it.
+    amount_query: tuple[str, str] | None = None
+    # (list, ..., field): no two items of the list (nested lists by path) have the same field
+    # (`x-qafila-unique`; JSON Schema's uniqueItems compares whole items).
+    unique: tuple[tuple[str, ...], ...] = ()
+    # (field, maximum, other, values): the body's field above maximum only when other is one of
+    # values (`x-qafila-only`: installments above 1 for card payments only).
+    only: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
 
 
 # ---- merchant /api
@@ -408,7 +427,9 @@ CARD_IN = body({"number": {"type": "string", "pattern": r"^\s*(?:[0-9][ -]?){11,
 PROVIDER = enum(registry.names())
 ROUTING_IN = {"description": "a strategy name, a provider name, or {strategy, provider}",
               "oneOf": [enum([*(s for s in routing.STRATEGIES if s != "fixed"), *registry.names()]),
-                        body({"strategy": enum(routing.STRATEGIES), "provider": PROVIDER})]}
+                        body({"strategy": enum(routing.STRATEGIES), "provider": PROVIDER})
+                        | {"if": {"properties": {"strategy": const("fixed")}, "required": ["strategy"]},
+                           "then": {"required": ["provider"], "properties": {"provider": PROVIDER}}}]}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
     "payment_method": body({"type": enum(methods.API_TYPES), "card": CARD_IN,
@@ -417,6 +438,10 @@ PAYMENT_CREATE = body({
     "customer_id": text(40), "metadata": METADATA, "description": text(500), "capture": BOOL,
     "capture_method": enum(("automatic", "manual")), "idempotency_key": KEY_TEXT},
     required=("amount", "currency", "payment_method"))
+PAYMENT_CREATE["allOf"] = [      # capture and capture_method, both given, agree
+    {"if": {"properties": {"capture": {"const": flag}}, "required": ["capture"]},
+     "then": {"properties": {"capture_method": {"enum": [method, None]}}}}
+    for flag, method in ((True, "automatic"), (False, "manual"))]
 ENDPOINT = shape({"id": STR, "object": const("webhook_endpoint"), "url": STR, "status": enum(("active", "disabled")),
                   "events": arr(STR), "livemode": BOOL, "created_at": TS})
 EVENT_NAME = enum(EVENT_TYPES)
@@ -790,17 +815,48 @@ METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(method
                      "limits": shape({"minimum": INT, "maximum": INT}), "providers": arr(STR),
                      "sandbox": {"type": "object"}})
 NOT_GIVEN = {"type": "null"}
-INTENT_CREATE["anyOf"] = [      # by payment method: the crypto pairs, the cash-on-delivery markets
-    {"properties": {"payment_method": enum(m for m in intents.METHODS if m not in ("crypto", "cod")),
-                    "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN, "cod_address": NOT_GIVEN}},
-    *({"required": ["crypto_asset", "crypto_network"],
-       "properties": {"payment_method": const("crypto"), "crypto_asset": const(asset), "crypto_network": enum(nets),
-                      "cod_address": NOT_GIVEN}} for asset, nets in crypto.PAIRS.items()),
-    *({"required": ["cod_address"],
-       "properties": {"payment_method": const("cod"), "currency": const(cur),
-                      "cod_address": {"type": "object", "properties": {"country": const(country)}},
-                      "crypto_asset": NOT_GIVEN, "crypto_network": NOT_GIVEN}}
-      for country, cur in pricing.MARKET_CURRENCY.items())]
+STCPAY_PHONE = {"type": "string", "pattern": r"^\+9665[01345689][0-9]{7}$",
+                "description": "a Saudi mobile number; spaces and the national 05... form are accepted too"}
+
+
+def _method_branches() -> list[dict]:
+    """INTENT_CREATE's anyOf, one branch per way to pay, from the method registry: each method
+    with the currencies it serves and, where its own limits are tighter than the currency's, its
+    amount bounds; the crypto pairs; the cash-on-delivery markets. `phone` is stcpay's (and
+    required by it), `expires_in_hours` fawry's, and the crypto and cash fields their methods'.
+    (More than one installment is a card's too, but one more constraint per branch outgrows what
+    schemathesis' canonical form models: `x-qafila-only` says it.)"""
+    own = {"stcpay": ("phone",), "fawry": ("expires_in_hours",), "crypto": ("crypto_asset", "crypto_network"),
+           "cod": ("cod_address",)}
+    fields = sorted({f for fs in own.values() for f in fs})
+
+    def branch(method: str, props: dict, required: tuple[str, ...] = ()) -> dict:
+        props = {"payment_method": const(method), **props,
+                 **{f: NOT_GIVEN for f in fields if f not in own.get(method, ())}}
+        return {"required": list(required), "properties": props} if required else {"properties": props}
+
+    out = []
+    for t in intents.METHODS:
+        m = methods.METHODS[t]
+        required = ("phone",) if t == "stcpay" else ()
+        extra = {"phone": STCPAY_PHONE} if t == "stcpay" else {}
+        if t == "crypto":
+            out += [branch(t, {"crypto_asset": const(asset), "crypto_network": enum(nets)},
+                           ("crypto_asset", "crypto_network")) for asset, nets in crypto.PAIRS.items()]
+        elif t == "cod":
+            out += [branch(t, {"currency": const(cur), "cod_address": {"type": "object",
+                                                                       "properties": {"country": const(country)}}},
+                           ("cod_address",)) for country, cur in pricing.MARKET_CURRENCY.items()]
+        elif m.limits:
+            out += [branch(t, {"currency": const(cur), **extra,
+                               "amount": {"minimum": m.limit(cur).minimum, "maximum": m.limit(cur).maximum}},
+                           required) for cur in m.currencies]
+        else:
+            out.append(branch(t, {"currency": enum(m.currencies), **extra}, required))
+    return out
+
+
+INTENT_CREATE["anyOf"] = _method_branches()
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
                                        "exp_year": null(INT), "fingerprint": null(STR), "networks": arr(STR)}),
@@ -808,7 +864,9 @@ PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": ST
 UNIX_OR_ISO = UNIX_SECONDS
 
 V1: dict[tuple[str, str], Op] = {
-    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),)),
+    ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),),
+                                     unique=(("split", "merchant_id"),),
+                                     only=(("installments", 1, "payment_method", ("card",)),)),
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
@@ -843,7 +901,7 @@ V1: dict[tuple[str, str], Op] = {
         query=(Param("currency", CURRENCY, "required", required=True), q("amount", INT, "minor units"),
                q("country", {"type": "string", "pattern": "^[A-Za-z]{2}$"}, "the buyer's country")),
         description="Secret or publishable key. Card first; mada and stcpay for SAR, knet for KWD, benefit for "
-                    "BHD, fawry for EGP."),
+                    "BHD, fawry for EGP.", amount_query=("amount", "currency")),
     ("GET", "/payments/{id}/qr.png"): Op(None, media="image/png", description="The QR code of a qr intent."),
     ("GET", "/payments/{id}/3ds"): Op(None, media="text/html", query=(q("token", text(200), "challenge token"),),
                                      description="The sandbox 3-D Secure challenge page (a browser page)."),
@@ -1050,8 +1108,14 @@ INSTALLMENT_OPTION = shape({
 INSTALLMENT_OPTIONS = shape({"object": const("installment_options"), "bank": null(STR),
                              "program": null(enum(_inst.programs())), "card_type": null(enum(_inst.CARD_TYPES)),
                              "amount": INT, "currency": CURRENCY, "options": arr(INSTALLMENT_OPTION)})
-INSTALLMENTS_OBJECT = null(shape({**INSTALLMENT_OPTION["properties"], "program": null(STR), "bank": null(STR)},
-                                 description="the installment terms (null: paid in one go)"))
+INSTALLMENTS_OBJECT = null(shape({**INSTALLMENT_OPTION["properties"],
+                                  # an intent that asked for a count before its card: the count, the rest null
+                                  **{k: null(INSTALLMENT_OPTION["properties"][k]) for k in (
+                                      "installment_amount", "first_installment_amount", "total_amount", "commission")},
+                                  "program": null(STR), "bank": null(STR)},
+                                 description="the installment terms (null: paid in one go); an intent that asked "
+                                             "for a count before its card shows the count, the amounts null "
+                                             "until the card's program sets them"))
 INSTALLMENTS_IN = {"type": "integer", "minimum": 1, "maximum": _inst.MAX_COUNT,
                    "description": "pay in this many installments (TRY credit cards of a program; see "
                                   "GET /v1/installments); 400 param installments lists the valid counts"}
@@ -1066,7 +1130,8 @@ MERCHANT.update({
                                                                          "maximum": _inst.MAX_BPS}},
                                                      required=("count", "commission_bps")), minItems=1)},
                                 required=("program", "options")), maxItems=len(_inst.programs()))}, required=("plans",)),
-        description="Replaces every plan of this mode; a program left out gets no installments."),
+        description="Replaces every plan of this mode; a program left out gets no installments.",
+        unique=(("plans", "program"), ("plans", "options", "count"))),
     ("GET", "/analytics/installments"): Op(
         shape({"object": const("installment_analytics"), "currency": CURRENCY, "period": STR, "from": DATE, "to": DATE,
                "data": arr(shape({"count": INT, "payments": INT, "volume": INT,
@@ -1086,7 +1151,8 @@ V1.update({
         query=(Param("bin", {"type": "string", "pattern": "^[0-9]{6}([0-9]{2})?$"}, "the card's first 6 or 8 digits",
                      required=True),
                Param("amount", amount(), "minor units", required=True), Param("currency", CURRENCY, required=True)),
-        description="Secret or publishable key. Count 1 is always offered; more only for TRY credit cards."),
+        description="Secret or publishable key. Count 1 is always offered; more only for TRY credit cards.",
+        amount_query=("amount", "currency")),
 })
 for _ops, _key, _prop in ((MERCHANT, ("POST", "/payments/create"), "installments"),
                           (V1, ("POST", "/payments/intent"), "installments"),
@@ -1216,6 +1282,17 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
     if op.future:
         out["x-qafila-future"] = list(op.future)
         rules.append(", ".join(op.future) + " must be in the future.")
+    if op.amount_query:
+        out["x-qafila-amount"] = {"fields": list(op.amount_query),
+                                  "limits": {cur: [lim.minimum, lim.maximum] for cur, lim in money.LIMITS.items()}}
+        rules.append("{0} is within the minimum and maximum of {1} (x-qafila-amount).".format(*op.amount_query))
+    if op.only:
+        out["x-qafila-only"] = [[field, most, other, list(values)] for field, most, other, values in op.only]
+        rules += [f"{field} above {most} only when {other} is {' or '.join(values)}."
+                  for field, most, other, values in op.only]
+    if op.unique:
+        out["x-qafila-unique"] = [list(g) for g in op.unique]
+        rules += ["no two {0} have the same {1}.".format("[].".join(g[:-1]) + "[]", g[-1]) for g in op.unique]
     if op.span:
         out["x-qafila-span"] = list(op.span)
         rules.append("{1} needs {0}; {0} <= {1}, at most {2} days apart.".format(*op.span))

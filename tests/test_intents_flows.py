@@ -151,7 +151,7 @@ async def test_unknown_or_foreign_payment_method(client, merchant, make_merchant
         e = await confirm(client, merchant.sk, i["id"], payment_method_id=pm, expect=404)
         assert err(e) == ("resource_not_found", "payment_method_id")
     e = await confirm(client, merchant.sk, i["id"], expect=400)
-    assert err(e) == ("invalid_request", "payment_method_id")
+    assert err(e) == ("payment_method_required", "payment_method_id")     # a card intent needs one
 
 
 async def test_crypto_flow_with_the_deposit_helper(client, merchant, clock):

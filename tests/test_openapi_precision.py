@@ -155,10 +155,16 @@ async def test_bodies_say_null_at_least_one_and_amount_limits(client):
     assert doc["paths"]["/api/customers/{id}"]["put"]["requestBody"]["required"] is True
     create_ = _body(doc, "/api/payments/create", "post")
     assert create_["properties"]["amount"]["type"] == "integer"                  # required: not nullable
-    limits = {rule["if"]["properties"]["currency"]["const"]: rule["then"]["properties"]["amount"]
-              for rule in create_["allOf"]}
-    for cur in ("KWD", "TRY", "IQD", "SAR"):
+    # amount and currency both required: one branch per currency (no if/then, which a generator
+    # multiplies out against the body's other branches)
+    [per_currency] = [rule["anyOf"] for rule in create_["allOf"] if "anyOf" in rule]
+    limits = {b["properties"]["currency"]["const"]: b["properties"]["amount"] for b in per_currency}
+    for cur in ("KWD", "TRY", "IQD", "SAR", "BHD"):
         assert limits[cur] == {"minimum": money.LIMITS[cur].minimum, "maximum": money.LIMITS[cur].maximum}, cur
+    assert set(limits) == set(create_["properties"]["currency"]["enum"])
+    # an optional currency: if/then, so a body without one keeps the amount's own bounds
+    intent = _body(doc, "/v1/payments/intent", "post")
+    assert [rule for rule in intent["allOf"] if "anyOf" in rule] and not [r for r in intent["allOf"] if "if" in r]
 
 
 async def test_a_fixed_path_asked_with_another_method_is_a_405_not_a_malformed_id(client, merchant):
@@ -187,3 +193,74 @@ async def test_refusals_that_depend_on_stored_state_have_their_own_codes(client,
     assert r.status == 400 and (await r.json())["error"]["code"] == "invalid_tax_number"
     ok = await client.put("/api/merchant", json={"tax_number": "300000000000003"}, headers=bearer(merchant.sk))
     assert ok.status == 200 and (await ok.json())["tax_number"] == "300000000000003"
+
+
+async def test_what_the_intents_method_decides_on_confirm_has_its_own_code(client, merchant):
+    card = await create(client, merchant.sk)
+    body = await confirm(client, merchant.sk, card["id"], expect=400)        # no card given to a card intent
+    assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_required", "payment_method_id")
+    assert "card" in body["error"]["message"]
+    body = await confirm(client, merchant.sk, card["id"], phone="+966512345678", expect=400)
+    assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_not_used", "phone")
+    qr = await create(client, merchant.sk, payment_method="qr")
+    body = await confirm(client, merchant.sk, qr["id"], payment_method_id="pm_card_visa", installments=3, expect=400)
+    assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_not_used", "installments")
+    coin = await create(client, merchant.sk, payment_method="crypto", crypto_asset="USDT", crypto_network="trc20")
+    body = await confirm(client, merchant.sk, coin["id"], installments=3, expect=400)
+    assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_not_used", "installments")
+
+
+async def test_the_request_itself_decides_these_and_the_document_says_so(client, merchant):
+    # fields of another method on create: refused as such, and the document's branch by method says it
+    body = await create(client, merchant.sk, expires_in_hours=5, expect=400)
+    assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_not_used", "expires_in_hours")
+    body = await create(client, merchant.sk, payment_method="qr", installments=3, expect=400)
+    assert body["error"]["param"] == "installments" and body["error"]["code"] == "invalid_request"
+    r = await client.put("/api/installments/plans", headers=bearer(merchant.sk), json={"plans": [
+        {"program": "axess", "options": [{"count": 2, "commission_bps": 0}]},
+        {"program": "axess", "options": [{"count": 3, "commission_bps": 0}]}]})
+    body = await r.json()
+    assert r.status == 400 and (body["error"]["code"], body["error"]["param"]) == ("duplicate_program",
+                                                                                   "plans[1].program"), body
+    doc = await _doc(client)
+    intent = _body(doc, "/v1/payments/intent", "post")
+    branches = {}
+    for b in intent["anyOf"]:
+        branches.setdefault(b["properties"]["payment_method"]["const"], []).append(b)
+    [stcpay] = branches["stcpay"]
+    assert stcpay["required"] == ["phone"] and stcpay["properties"]["currency"]["const"] == "SAR"
+    assert re.fullmatch(stcpay["properties"]["phone"]["pattern"], "+966512345678")
+    assert stcpay["properties"]["expires_in_hours"] == {"type": "null"}
+    [card] = branches["card"]
+    assert card["properties"]["phone"] == {"type": "null"} and "KWD" in card["properties"]["currency"]["enum"]
+    [knet] = branches["knet"]                    # a method's own limits, tighter than the currency's
+    assert knet["properties"]["amount"] == {"minimum": 100, "maximum": 3_000_000}
+    assert len(branches["cod"]) == 7 and len(branches["crypto"]) == 3
+    op = doc["paths"]["/v1/payments/intent"]["post"]
+    assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card"]]]
+    assert op["x-qafila-unique"] == [["split", "merchant_id"]]
+    plans = doc["paths"]["/api/installments/plans"]["put"]
+    assert plans["x-qafila-unique"] == [["plans", "program"], ["plans", "options", "count"]]
+    types = doc["paths"]["/v1/payment_method_types"]["get"]["x-qafila-amount"]
+    assert types["fields"] == ["amount", "currency"] and types["limits"]["KWD"] == [money.LIMITS["KWD"].minimum,
+                                                                                     money.LIMITS["KWD"].maximum]
+    create_ = _body(doc, "/api/payments/create", "post")            # capture and capture_method agree
+    assert {"if": {"properties": {"capture": {"const": False}}, "required": ["capture"]},
+            "then": {"properties": {"capture_method": {"enum": ["manual", None]}}}} in create_["allOf"]
+
+
+async def test_every_request_body_is_one_schemathesis_can_generate(client, crm):  # noqa: F811
+    """schemathesis builds its cases from jsonschema_rs' canonical form; a body that form cannot
+    model ("raw": too many branches intersected) gets no cases at all, a Schema Error in CI."""
+    jsonschema_rs = pytest.importorskip("jsonschema_rs")
+    raw = jsonschema_rs.canonical.CanonicalKind.RAW
+    checked = 0
+    for c in (client, crm):
+        doc = await _doc(c)
+        for path, ops in doc["paths"].items():
+            for method, op in ops.items():
+                schema = (op.get("requestBody") or {}).get("content", {}).get("application/json", {}).get("schema")
+                if schema is not None:
+                    checked += 1
+                    assert jsonschema_rs.canonicalize(schema).kind is not raw, (method, path)
+    assert checked > 40

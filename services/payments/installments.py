@@ -123,7 +123,8 @@ def parse_plans(data: Any) -> list[dict]:
         pf = Fields(entry, f"plans[{i}]")
         program = pf.enum("program", programs(), required=True)
         if any(p["program"] == program for p in out):
-            raise ValidationError(f"plans[{i}].program {program} appears twice", param=f"plans[{i}].program")
+            raise ValidationError(f"plans[{i}].program {program} appears twice", param=f"plans[{i}].program",
+                                  code="duplicate_program")
         paid_by = pf.enum("paid_by", PAID_BY, default="customer")
         options = pf.list("options", required=True, min_items=1, max_items=MAX_COUNT - MIN_COUNT + 1)
         pf.reject_unknown()

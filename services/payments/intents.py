@@ -515,24 +515,27 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         return await _local.confirm(principal, intent, return_url=return_url, phone=phone, otp=otp, now=now)
     if phone is not None or otp is not None:
         raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
-                              param="phone" if phone is not None else "otp")
+                              param="phone" if phone is not None else "otp", code="payment_method_not_used")
     if intent.status not in CONFIRMABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
     method = intent.payment_method
     if method in CARD_LIKE:
         if pm_id is None:
-            raise ValidationError("payment_method_id is required", param="payment_method_id")
+            raise ValidationError(f"payment_method_id is required to confirm a {method} payment",
+                                  param="payment_method_id", code="payment_method_required")   # the intent's method decides
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         # The installment terms for this card (asked for now, or at create): kept on the intent.
         asked = count if count is not None else (intent.installments or {}).get("count")
-        if asked is not None and asked > 1 and method != "card":
-            raise ValidationError("installments are for card payments only", param="installments")
+        if asked is not None and asked > 1 and method != "card":      # the intent's method decides
+            raise ValidationError("installments are for card payments only", param="installments",
+                                  code="payment_method_not_used")
         intent.installments = await installments.terms_for_card(
             principal=principal, issuer=installments.issuer_from(pm.issuer), amount=intent.amount,
             currency=intent.currency, count=asked)
         return await _confirm_card(principal, intent, pm, return_url, now)
     if count is not None and count > 1:
-        raise ValidationError(f"installments are for card payments, not {method}", param="installments")
+        raise ValidationError(f"installments are for card payments, not {method}", param="installments",
+                              code="payment_method_not_used")       # the intent's method decides
     if pm_id is not None:
         raise ValidationError(f"payment_method_id is not used with {method} payments", param="payment_method_id",
                               code="payment_method_not_used")       # the intent's method decides

@@ -97,7 +97,8 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
     if phone is not None and method != "stcpay":
         raise ValidationError("phone is for stcpay payments only", param="phone", code="payment_method_not_used")
     if hours is not None and method != "fawry":
-        raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours")
+        raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours",
+                              code="payment_method_not_used")
     details = None
     if method == "stcpay":
         if phone is None:

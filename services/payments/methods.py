@@ -237,7 +237,7 @@ def check_mada_card(kind: str, card, currency: str, param: str) -> None:
     """`mada` needs a mada card; a mada card without an international network pays SAR only."""
     if kind == "mada" and card.brand != "mada":
         raise ValidationError("mada takes a mada card: this card's BIN is not in the mada BIN table",
-                              param=f"{param}.number")
+                              param=f"{param}.number", code="not_a_mada_card")
     if card.brand == "mada" and currency != "SAR" and len(card.networks) < 2:
         raise ValidationError("this mada card has no international network: it pays in SAR only",
-                              param=f"{param}.number")
+                              param=f"{param}.number", code="card_currency_not_supported")
