@@ -161,10 +161,10 @@ export interface InstallmentPlansReplaceParams {
 
 export interface Installments {
   count?: number;
-  installment_amount?: number;
-  first_installment_amount?: number;
-  total_amount?: number;
-  commission?: number;
+  installment_amount?: number | null;
+  first_installment_amount?: number | null;
+  total_amount?: number | null;
+  commission?: number | null;
   paid_by?: "customer" | "merchant" | null;
   program?: string | null;
   bank?: string | null;
@@ -520,7 +520,7 @@ export interface PaymentMethodType {
 }
 
 export interface PaymentMethodTypeListParams {
-  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount?: number;
   country?: string;
 }
