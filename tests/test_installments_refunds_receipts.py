@@ -12,7 +12,7 @@ from models.receipts import Receipt
 from services.money import ledger
 from services.payments import pricing, receipts
 from tests.billing_fixtures import customer
-from tests.checkout_fixtures import open_page
+from tests.checkout_fixtures import open_page, path_of
 from tests.intents_fixtures import confirm, create
 from tests.payments_fixtures import call, card, no_exploration, pay  # noqa: F401
 
@@ -94,6 +94,11 @@ async def test_intent_receipt_message_and_page_say_the_installments_and_the_tota
     status, html, _ = await open_page(client, done["receipt_url"])
     assert status == 200 and charged in html and LINES[locale] in html, html
     assert pricing.format_localized(124500, "TRY", locale) not in html
+    # The text/plain receipt (an API client's Accept) says them too, on a line of its own.
+    r = await client.get(path_of(done["receipt_url"]), headers={"Accept": "text/plain"})
+    plain = await r.text()
+    assert r.status == 200 and r.content_type == "text/plain", plain
+    assert charged in plain and any(line.endswith(LINES[locale]) for line in plain.splitlines()), plain
 
 
 async def test_payment_receipt_message_says_the_installments(client, merchant, smtp_sink):

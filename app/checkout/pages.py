@@ -462,17 +462,19 @@ async def receipt_page(request: web.Request) -> web.Response:
         method = t.get(f"method_{v.method}", v.method)
     where = t.get(f"fawry_paid_{v.channel}", v.channel) if v.channel else None
     amount, paid = _amount(v.amount, v.currency, page.lang), v.paid_text(page.lang)
+    in_installments = taksit.line(await installments.terms_of(v.payment_id), v.currency, page.lang, t)
     if _wants_text(request):
         text = (f"{t.fmt('receipt_from', merchant=v.merchant_name)}\n{t.payment_id}: {v.payment_id}\n"
-                f"{t.amount}: {amount}\n{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n"
+                f"{t.amount}: {amount}\n"
+                + (f"{t.inst_title}: {in_installments}\n" if in_installments else "")
+                + f"{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n"
                 + (f"{t.fawry_reference}: {v.reference}\n" if v.reference else "")
                 + (f"{t.receipt_paid_where}: {where}\n" if where else ""))
         return web.Response(text=text, content_type="text/plain", charset="utf-8",
                             headers=security_headers(page.settings["settings"]))
     return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method, amount_text=amount,
                        paid_iso=v.paid_at.isoformat(), paid_text=paid, paid_where=where,
-                       installments_text=taksit.line(await installments.terms_of(v.payment_id), v.currency,
-                                                     page.lang, t))
+                       installments_text=in_installments)
 
 
 def _wants_text(request: web.Request) -> bool:
