@@ -68,12 +68,16 @@ run() {
     *) return 0 ;;                       # ST_RUNS picks some of the four runs
   esac
   echo "== schemathesis: $name"
-  if st --config-file "$CONFIG" run "$@" "${COMMON[@]}" > "$OUT/$name.txt" 2>&1; then
+  if ST_FILTERED="$OUT/$name.filtered" st --config-file "$CONFIG" run "$@" "${COMMON[@]}" > "$OUT/$name.txt" 2>&1; then
     passed=$((passed + 1))
     grep -E "generated|^=+ .* in [0-9.]+s =+$" "$OUT/$name.txt" | tail -2
   else
     failed=$((failed + 1))
     cat "$OUT/$name.txt"
+  fi
+  # What the hooks' filter kept out of the failures (stored state, configuration), by code.
+  if [ -s "$OUT/$name.filtered" ]; then
+    echo "  filtered refusals by code: $(sort "$OUT/$name.filtered" | uniq -c | sort -rn | awk '{printf "%s %s, ", $2, $1}' | sed 's/, $//')"
   fi
 }
 # Revoking keys and ending the session would revoke the credentials the run itself uses (the

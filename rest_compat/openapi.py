@@ -334,6 +334,7 @@ class Op:
     errors: tuple[int, ...] = ()
     media: str = "application/json"
     request_media: str = "application/json"
+    also_media: tuple[str, ...] = ()          # other answers of the success status (format=csv: text/csv)
     description: str = ""
     headers: tuple[Param, ...] = ()
     # Groups of query parameters of which one at most may be given (400 naming the first
@@ -703,7 +704,8 @@ MERCHANT.update({
     ("GET", "/settlements/{id}"): Op(SETTLEMENT),
     ("GET", "/settlements/{id}/transactions"): Op(
         list_of(SETTLEMENT_LINE, total=None), query=(*PAGE, q("format", enum(("json", "csv")))),
-        description="format=csv answers text/csv: " + ", ".join(_balance.CSV_COLUMNS) + " (every line, oldest first)."),
+        description="format=csv answers text/csv: " + ", ".join(_balance.CSV_COLUMNS) + " (every line, oldest first).",
+        also_media=("text/csv",)),
     ("GET", "/analytics"): Op(OVERVIEW, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
     ("GET", "/analytics/revenue"): Op(REVENUE, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
     ("GET", "/analytics/providers"): Op(PROVIDER_STATS, query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN),
@@ -1258,7 +1260,8 @@ def _response(status: int, op: Op) -> dict:
     if op.response is None:
         schema = {"type": "string", "format": "binary"} if op.media == "image/png" else STR
         return {"description": "OK", "content": {op.media: {"schema": schema}}}
-    return {"description": "OK" if status == 200 else "Created", "content": {"application/json": {"schema": op.response}}}
+    return {"description": "OK" if status == 200 else "Created",
+            "content": {"application/json": {"schema": op.response}, **{m: {"schema": STR} for m in op.also_media}}}
 
 
 def operation(iface: Interface, route: Route, op: Op) -> dict:

@@ -104,7 +104,7 @@ async def test_three_d_secure_failure(client, merchant):
 async def test_three_d_secure_needs_return_url(client, merchant):
     i = await create(client, merchant.sk)
     e = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_threeDSecureRequired", expect=400)
-    assert err(e) == ("invalid_request", "return_url")
+    assert err(e) == ("return_url_required", "return_url")
     assert (await get(client, merchant.sk, i["id"]))["status"] == "requires_payment_method"
 
 

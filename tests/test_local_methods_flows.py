@@ -91,7 +91,7 @@ async def test_redirect_method_succeeds_through_the_sandbox_page(client, merchan
 async def test_knet_decline_and_cancel_fail_the_intent_with_the_scheme_result(client, merchant, action, card, code):
     i = await create(client, merchant.sk, amount=10_000, currency="KWD", payment_method="knet")
     e = await confirm(client, merchant.sk, i["id"], expect=400)
-    assert err(e) == ("invalid_request", "return_url")
+    assert err(e) == ("return_url_required", "return_url")
     c = await confirm(client, merchant.sk, i["id"], return_url=RETURN_URL)
     r, token, path = await _open_page(client, c["next_action"]["url"])
     form = {"action": action, "bank": "NBK"}

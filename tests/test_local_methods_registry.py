@@ -192,7 +192,7 @@ async def test_mada_intent_refuses_a_non_mada_card_and_mada_declines_are_stored(
     assert c["status"] == "requires_action" and c["next_action"]["redirect_to_url"]["return_url"] == RETURN_URL
     i2 = await create(client, merchant.sk, amount=10_000, currency="SAR", payment_method="mada")
     e = await confirm(client, merchant.sk, i2["id"], payment_method_id="pm_card_mada", expect=400)
-    assert err(e) == ("invalid_request", "return_url")     # mada always needs 3-D Secure: a return_url
+    assert err(e) == ("return_url_required", "return_url")     # mada always needs 3-D Secure: a return_url
 
 
 # ---------------------------------------------------------------- mada on /api

@@ -264,3 +264,9 @@ async def test_every_request_body_is_one_schemathesis_can_generate(client, crm):
                     checked += 1
                     assert jsonschema_rs.canonicalize(schema).kind is not raw, (method, path)
     assert checked > 40
+
+
+async def test_a_settlement_csv_is_a_documented_answer(client):
+    doc = await _doc(client)
+    content = doc["paths"]["/api/settlements/{id}/transactions"]["get"]["responses"]["200"]["content"]
+    assert set(content) == {"application/json", "text/csv"} and content["text/csv"]["schema"]["type"] == "string"

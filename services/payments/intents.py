@@ -614,7 +614,8 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
                  and intent.payment_method != "tap_to_pay")
     if needs_3ds:
         if return_url is None:
-            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url")
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
+                                  code="return_url_required")       # the card (its BIN, mada) decides
         changes = {"status": "requires_action", "payment_method_ref": pm.id, "return_url": return_url,
                    "failure_code": None, "failure_message": None, "installments": intent.installments}
         nxt = {"type": "redirect_to_url", "redirect_to_url": {"url": None, "return_url": return_url}}

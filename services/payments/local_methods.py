@@ -243,7 +243,7 @@ async def _start_redirect(intent: PaymentIntent, return_url: str | None) -> Paym
     return_url = return_url or intent.return_url
     if return_url is None:
         raise ValidationError(f"return_url is required: {intent.payment_method} sends the buyer back to it",
-                              param="return_url")
+                              param="return_url", code="return_url_required")   # the intent's method decides
     provider, reason = _route(intent)
     url = page_url(intent.id, intent.payment_method)
     return await intents._transition(intent, {
