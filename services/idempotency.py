@@ -92,30 +92,35 @@ def _storable(exc: DomainError) -> bool:
 _CLAIM_SQL = ('INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
               '"fingerprint", "outcome", "created_at") VALUES ({}, {}, {}, {}, {}, {}, NULL, {}) '
               'ON CONFLICT ("id") DO NOTHING')
+# PostgreSQL: the claim in one round trip. The key's row is inserted from a subquery that first
+# sets the transaction's lock_timeout (set_config(..., true) is SET LOCAL), so a wait on a
+# concurrent holder of the same key ends after IN_FLIGHT_WAIT; the row it returns then resets
+# lock_timeout to the session's value -- evaluated only for a row the INSERT produced, so after
+# its wait -- and the rest of the transaction (the operation's own writes) waits as before.
+_CLAIM_PG_SQL = ('WITH c AS (INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
+                 '"fingerprint", "outcome", "created_at") '
+                 f"SELECT $1, $2, $3, $4, $5, $6, NULL, $7 FROM (SELECT set_config('lock_timeout', "
+                 f"'{IN_FLIGHT_WAIT}', true)) w "
+                 'ON CONFLICT ("id") DO NOTHING RETURNING "id") '
+                 "SELECT set_config('lock_timeout', (SELECT reset_val FROM pg_settings WHERE name = 'lock_timeout'), "
+                 "true) FROM c")
 _FINISH_SQL = 'UPDATE "idempotency_keys" SET "outcome" = {} WHERE "id" = {}'
 
 
 async def _claim(row_id: str, principal: Principal, operation: str, key: str, fp: str) -> None:
     db = IdempotencyKey._meta.db
-    postgres = db.capabilities.dialect == "postgres"
     now = runtime().clock.now()
     values = [row_id, principal.merchant_id, principal.livemode, operation[:100], key, fp,
               lookup.db_value(IdempotencyKey, "created_at", now)]
-    if postgres:
-        # Wait briefly for a concurrent holder of the same key, then answer "in flight".
-        await db.execute_query(f"SET LOCAL lock_timeout = '{IN_FLIGHT_WAIT}'")
-    try:
-        if postgres:   # the driver reports no row count for INSERT: count the RETURNING rows
-            got = len(await lookup.query(IdempotencyKey, f'WITH c AS ({_CLAIM_SQL} RETURNING "id") SELECT 1 FROM c',
-                                         values))
-        else:
-            got = await lookup.execute(IdempotencyKey, _CLAIM_SQL, values)
-    except Exception as exc:
-        if sqlstate(exc) == LOCK_NOT_AVAILABLE:
-            raise _Taken(in_flight=True) from None
-        raise
-    if postgres:
-        await db.execute_query("SET LOCAL lock_timeout = DEFAULT")
+    if db.capabilities.dialect == "postgres":
+        try:       # the driver reports no row count for INSERT: count the rows the claim returns
+            got = len(await lookup.fetch(db, _CLAIM_PG_SQL, values))
+        except Exception as exc:
+            if sqlstate(exc) == LOCK_NOT_AVAILABLE:
+                raise _Taken(in_flight=True) from None
+            raise
+    else:
+        got = await lookup.execute(IdempotencyKey, _CLAIM_SQL, values)
     if not got:
         raise _Taken(in_flight=False)
 
