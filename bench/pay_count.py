@@ -118,6 +118,19 @@ async def main(profile: int) -> None:
                           f"{len(rd)} Redis round trips")
                     for x in LOG:
                         print("   ", x)
+        if os.environ.get("PLANS"):        # generic or custom plans of the create's statements, per pooled connection
+            from tortoise import connections
+            pool = connections.get("default")._pool
+            for _ in range(40):
+                async with s.post(url, json=BODY, headers={"Authorization": f"Bearer {demo['secret_key']}"}) as r:
+                    await r.read()
+            c = await pool.acquire()
+            try:
+                for row in await c.fetch("SELECT left(statement, 60) AS s, generic_plans, custom_plans "
+                                         "FROM pg_prepared_statements WHERE generic_plans + custom_plans > 0"):
+                    print("plans:", dict(row))
+            finally:
+                await pool.release(c)
         for x in EXPLAIN[-4:]:
             print(x)
         if profile:

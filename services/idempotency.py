@@ -9,7 +9,10 @@ the lock and the record at once:
    on PostgreSQL, then 409 "still being processed"); once the first commits, it replays.
 2. The operation runs inside that transaction; its outcome (the created object's id, or a
    DomainError it ended with, such as a decline) is written into the row before COMMIT. So the
-   object and the key commit together or not at all.
+   object and the key commit together or not at all. An operation that writes in one statement
+   may put the outcome in it (`outcome_row`: the key's row, upserted onto the claim); `run` then
+   writes no outcome of its own -- one round trip fewer -- and writes it whenever the outcome
+   the operation recorded is not the one it ended with.
 3. A process killed mid-request never commits: its claim vanishes with its connection and the
    retry runs the operation afresh -- no two objects, no stale "in flight" lock to wait out.
 
@@ -23,12 +26,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models import _rows as rows_
 from models.idempotency import IdempotencyKey
 from services.errors import EXTRA_FIELDS, DomainError, IdempotencyConflict, ValidationError
 from services.infra.db import LOCK_NOT_AVAILABLE, sqlstate
@@ -172,20 +178,56 @@ async def run(*, principal: Principal, operation: str, key: str | None, params: 
         _running.discard(row_id)
 
 
+@dataclass
+class _Claim:
+    """The key a `run` claimed, while its operation runs; `written`: the outcome the operation
+    put in its own write (outcome_row), if any."""
+    row_id: str
+    principal: Principal
+    operation: str
+    key: str
+    fingerprint: str
+    written: dict | None = None
+
+
+_CLAIMED: ContextVar[_Claim | None] = ContextVar("idempotency_claim", default=None)
+
+
+def outcome_row(result: Any = None, *, error: DomainError | None = None) -> IdempotencyKey | None:
+    """Inside `run`'s operation: the claimed key's row holding the operation's outcome --
+    `result` as `encode` would store it, or the DomainError it is about to raise -- for the
+    operation to write with its own rows (lookup.insert_all upserts it onto the claim, in the
+    same transaction). None outside a keyed run, or for an error that is not stored."""
+    claim = _CLAIMED.get()
+    if claim is None or (error is not None and not _storable(error)):
+        return None
+    claim.written = _error_record(error) if error is not None else {"result": result}
+    p = claim.principal
+    return rows_.new(IdempotencyKey, id=claim.row_id, merchant_id=p.merchant_id, livemode=p.livemode,
+                     operation=claim.operation[:100], key=claim.key, fingerprint=claim.fingerprint,
+                     outcome=claim.written, created_at=runtime().clock.now())
+
+
 async def _run_claimed(row_id, principal, operation, key, fp, execute, encode, decode):
     failure: DomainError | None = None
     try:
         async with in_transaction(IdempotencyKey._meta.default_connection):
             await _claim(row_id, principal, operation, key, fp)
+            claim = _Claim(row_id, principal, operation, key, fp)
+            token = _CLAIMED.set(claim)
             try:
                 result = await execute()
             except DomainError as exc:
                 if not _storable(exc):
                     raise
                 failure = exc          # e.g. a decline: the failed payment and this outcome commit
-                await _finish(row_id, _error_record(exc))
+                if claim.written != _error_record(exc):
+                    await _finish(row_id, _error_record(exc))
             else:
-                await _finish(row_id, {"result": encode(result)})
+                if claim.written != {"result": encode(result)}:
+                    await _finish(row_id, {"result": encode(result)})
+            finally:
+                _CLAIMED.reset(token)
     except _Taken as taken:
         if taken.in_flight:
             raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key", headers={"Retry-After": "1"}) from None
