@@ -3,6 +3,10 @@
 counted in-process at asyncpg's and redis-py's level, and the Python profile of N creates.
 
   DATABASE_URL=postgres://... REDIS_URL=redis://... PYTHONPATH=$PWD python bench/pay_count.py [--profile N]
+
+FULL=1 prints whole statements; EXPLAIN=1 runs EXPLAIN (ANALYZE, BUFFERS) of the create's read and
+write (in a rolled-back transaction, before each real one); PLANS=1 shows whether PostgreSQL keeps
+generic or custom plans for them (pg_prepared_statements on one pooled connection).
 """
 from __future__ import annotations
 
@@ -82,7 +86,7 @@ BODY = {"amount": 10000, "currency": "TRY", "customer": {"email": "count@example
                                                     "exp_year": 2035, "cvc": "123"}}}
 
 
-async def main(profile: int) -> None:
+async def main(profile: int, sequential: int = 0) -> None:
     import aiohttp
 
     from app.backend import Backend
@@ -133,6 +137,30 @@ async def main(profile: int) -> None:
                 await pool.release(c)
         for x in EXPLAIN[-4:]:
             print(x)
+        if sequential:      # one at a time: the latency of a create, without and with a key (medians)
+            import statistics
+            import time
+            from bench.pay_profile import _pg_pids, _ticks
+            hz = os.sysconf("SC_CLK_TCK")
+            for key in (False, True):
+                lat = []
+                pg0 = {p: _ticks(p) for p in _pg_pids()}
+                cpu0 = time.process_time()
+                for _ in range(sequential):
+                    headers = {"Authorization": f"Bearer {demo['secret_key']}"}
+                    if key:
+                        headers["Idempotency-Key"] = f"seq-{os.urandom(8).hex()}"
+                    t0 = time.perf_counter()
+                    async with s.post(url, json=BODY, headers=headers) as r:
+                        await r.read()
+                    lat.append((time.perf_counter() - t0) * 1000)
+                cpu = (time.process_time() - cpu0) / sequential * 1000
+                pg1 = {p: _ticks(p) for p in set(_pg_pids()) | set(pg0)}
+                pg = (sum(pg1.values()) - sum(pg0.values())) / hz / sequential * 1000
+                lat.sort()
+                print(f"sequential, key={'yes' if key else 'no'}: median {statistics.median(lat):.2f} ms, "
+                      f"p10 {lat[len(lat) // 10]:.2f} ms, p90 {lat[len(lat) * 9 // 10]:.2f} ms over {sequential}; "
+                      f"CPU per create: this process (service + client) {cpu:.2f} ms, PostgreSQL {pg:.2f} ms")
         if profile:
             import cProfile
             import pstats
@@ -157,4 +185,6 @@ async def main(profile: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--profile", type=int, default=0)
-    asyncio.run(main(ap.parse_args().profile))
+    ap.add_argument("--sequential", type=int, default=0, help="N creates one at a time: their latency")
+    args = ap.parse_args()
+    asyncio.run(main(args.profile, args.sequential))

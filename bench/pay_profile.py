@@ -80,10 +80,12 @@ def _pg_pids() -> list[int]:
 
 def cpu_run(fn, server_pid: int, *a) -> dict:
     """`fn(*a)` with the server's and the database backends' CPU per request (ms)."""
-    pids = _pg_pids()
-    s0, p0 = _ticks(server_pid), sum(_ticks(p) for p in pids)
+    before = {p: _ticks(p) for p in _pg_pids()}
+    s0 = _ticks(server_pid)
     got = fn(*a)
-    s1, p1 = _ticks(server_pid), sum(_ticks(p) for p in pids)
+    s1 = _ticks(server_pid)
+    after = {p: _ticks(p) for p in set(_pg_pids()) | set(before)}
+    p0, p1 = sum(before.values()), sum(after.values())      # a backend that came during the run: all of it
     hz = os.sysconf("SC_CLK_TCK")
     n = max(1.0, got["rps"] * a[2])
     got["cpu_srv"] = (s1 - s0) / hz / n * 1000

@@ -98,18 +98,18 @@ def _storable(exc: DomainError) -> bool:
 _CLAIM_SQL = ('INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
               '"fingerprint", "outcome", "created_at") VALUES ({}, {}, {}, {}, {}, {}, NULL, {}) '
               'ON CONFLICT ("id") DO NOTHING')
-# PostgreSQL: the claim in one round trip. The key's row is inserted from a subquery that first
-# sets the transaction's lock_timeout (set_config(..., true) is SET LOCAL), so a wait on a
-# concurrent holder of the same key ends after IN_FLIGHT_WAIT; the row it returns then resets
-# lock_timeout to the session's value -- evaluated only for a row the INSERT produced, so after
-# its wait -- and the rest of the transaction (the operation's own writes) waits as before.
-_CLAIM_PG_SQL = ('WITH c AS (INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
-                 '"fingerprint", "outcome", "created_at") '
-                 f"SELECT $1, $2, $3, $4, $5, $6, NULL, $7 FROM (SELECT set_config('lock_timeout', "
-                 f"'{IN_FLIGHT_WAIT}', true)) w "
+# PostgreSQL: the claim in one round trip. `w` (materialized once) notes the transaction's
+# lock_timeout and then sets it to IN_FLIGHT_WAIT (set_config(..., true) is SET LOCAL); the key's
+# row is inserted from `w`, so a wait on a concurrent holder of the same key ends after
+# IN_FLIGHT_WAIT; the row the INSERT returns then puts lock_timeout back -- evaluated only for a row
+# the INSERT produced, so after its wait -- and the rest of the transaction (the operation's own
+# writes) waits as before. (pg_settings' reset_val would cost more than the round trip saved.)
+_CLAIM_PG_SQL = ("WITH w AS MATERIALIZED (SELECT p.prev, set_config('lock_timeout', "
+                 f"'{IN_FLIGHT_WAIT}', true) AS s FROM (SELECT current_setting('lock_timeout') AS prev OFFSET 0) p), "
+                 'c AS (INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
+                 '"fingerprint", "outcome", "created_at") SELECT $1, $2, $3, $4, $5, $6, NULL, $7 FROM w '
                  'ON CONFLICT ("id") DO NOTHING RETURNING "id") '
-                 "SELECT set_config('lock_timeout', (SELECT reset_val FROM pg_settings WHERE name = 'lock_timeout'), "
-                 "true) FROM c")
+                 "SELECT set_config('lock_timeout', (SELECT prev FROM w), true) FROM c")
 _FINISH_SQL = 'UPDATE "idempotency_keys" SET "outcome" = {} WHERE "id" = {}'
 
 
