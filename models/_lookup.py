@@ -411,7 +411,8 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
 
 # ---- counters: a model with UPSERT_KEYS (its unique key) and UPSERT_ADD (counter columns) is
 # written by insert_all as INSERT ... ON CONFLICT (keys) DO UPDATE SET c = c + EXCLUDED.c, so a
-# rollup row is added to in the same atomic write as the change it counts.
+# rollup row is added to in the same atomic write as the change it counts. UPSERT_SET: columns
+# replaced instead (c = EXCLUDED.c): an idempotency key's outcome written onto its claim.
 
 def _key(obj: Model) -> tuple:
     return tuple(getattr(obj, k) for k in type(obj).UPSERT_KEYS)
@@ -430,8 +431,10 @@ def _merged(instances: Sequence[Model]) -> list[Model]:
             continue
         key = (model.__name__, *map(str, _key(obj)))
         if key in seen:
-            for c in model.UPSERT_ADD:
+            for c in getattr(model, "UPSERT_ADD", ()):
                 setattr(seen[key], c, getattr(seen[key], c) + getattr(obj, c))
+            for c in getattr(model, "UPSERT_SET", ()):
+                setattr(seen[key], c, getattr(obj, c))
         else:
             seen[key] = obj
     # Counter rows last, in key order: concurrent writers lock them in the same order (no deadlock).
@@ -445,9 +448,11 @@ def _on_conflict(model: type[Model]) -> str:
     meta = model._meta
     table = meta.db_table
     cols = ", ".join(f'"{meta.fields_db_projection[k]}"' for k in keys)
-    sets = ", ".join(f'"{meta.fields_db_projection[c]}" = "{table}"."{meta.fields_db_projection[c]}" + '
-                     f'EXCLUDED."{meta.fields_db_projection[c]}"' for c in model.UPSERT_ADD)
-    return f" ON CONFLICT ({cols}) DO UPDATE SET {sets}"
+    sets = [f'"{meta.fields_db_projection[c]}" = "{table}"."{meta.fields_db_projection[c]}" + '
+            f'EXCLUDED."{meta.fields_db_projection[c]}"' for c in getattr(model, "UPSERT_ADD", ())]
+    sets += [f'"{meta.fields_db_projection[c]}" = EXCLUDED."{meta.fields_db_projection[c]}"'
+             for c in getattr(model, "UPSERT_SET", ())]
+    return f" ON CONFLICT ({cols}) DO UPDATE SET {', '.join(sets)}"
 
 
 def _insert_values(obj: Model) -> list[Any]:

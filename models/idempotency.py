@@ -17,6 +17,11 @@ class IdempotencyKey(Model):
     outcome = fields.JSONField(null=True)                         # {"result": ...} or {"error": {...}}
     created_at = fields.DatetimeField()
 
+    # lookup.insert_all writes this row onto the key's claim (made first, in the same transaction)
+    # with its outcome: an operation's own write records its outcome (services.idempotency.outcome_row).
+    UPSERT_KEYS = ("id",)
+    UPSERT_SET = ("outcome",)
+
     class Meta:
         table = "idempotency_keys"
         indexes = (("created_at",),)

@@ -9,7 +9,10 @@ the lock and the record at once:
    on PostgreSQL, then 409 "still being processed"); once the first commits, it replays.
 2. The operation runs inside that transaction; its outcome (the created object's id, or a
    DomainError it ended with, such as a decline) is written into the row before COMMIT. So the
-   object and the key commit together or not at all.
+   object and the key commit together or not at all. An operation that writes in one statement
+   may put the outcome in it (`outcome_row`: the key's row, upserted onto the claim); `run` then
+   writes no outcome of its own -- one round trip fewer -- and writes it whenever the outcome
+   the operation recorded is not the one it ended with.
 3. A process killed mid-request never commits: its claim vanishes with its connection and the
    retry runs the operation afresh -- no two objects, no stale "in flight" lock to wait out.
 
@@ -23,12 +26,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
+from models import _rows as rows_
 from models.idempotency import IdempotencyKey
 from services.errors import EXTRA_FIELDS, DomainError, IdempotencyConflict, ValidationError
 from services.infra.db import LOCK_NOT_AVAILABLE, sqlstate
@@ -92,30 +98,35 @@ def _storable(exc: DomainError) -> bool:
 _CLAIM_SQL = ('INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
               '"fingerprint", "outcome", "created_at") VALUES ({}, {}, {}, {}, {}, {}, NULL, {}) '
               'ON CONFLICT ("id") DO NOTHING')
+# PostgreSQL: the claim in one round trip. `w` (materialized once) notes the transaction's
+# lock_timeout and then sets it to IN_FLIGHT_WAIT (set_config(..., true) is SET LOCAL); the key's
+# row is inserted from `w`, so a wait on a concurrent holder of the same key ends after
+# IN_FLIGHT_WAIT; the row the INSERT returns then puts lock_timeout back -- evaluated only for a row
+# the INSERT produced, so after its wait -- and the rest of the transaction (the operation's own
+# writes) waits as before. (pg_settings' reset_val would cost more than the round trip saved.)
+_CLAIM_PG_SQL = ("WITH w AS MATERIALIZED (SELECT p.prev, set_config('lock_timeout', "
+                 f"'{IN_FLIGHT_WAIT}', true) AS s FROM (SELECT current_setting('lock_timeout') AS prev OFFSET 0) p), "
+                 'c AS (INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", '
+                 '"fingerprint", "outcome", "created_at") SELECT $1, $2, $3, $4, $5, $6, NULL, $7 FROM w '
+                 'ON CONFLICT ("id") DO NOTHING RETURNING "id") '
+                 "SELECT set_config('lock_timeout', (SELECT prev FROM w), true) FROM c")
 _FINISH_SQL = 'UPDATE "idempotency_keys" SET "outcome" = {} WHERE "id" = {}'
 
 
 async def _claim(row_id: str, principal: Principal, operation: str, key: str, fp: str) -> None:
     db = IdempotencyKey._meta.db
-    postgres = db.capabilities.dialect == "postgres"
     now = runtime().clock.now()
     values = [row_id, principal.merchant_id, principal.livemode, operation[:100], key, fp,
               lookup.db_value(IdempotencyKey, "created_at", now)]
-    if postgres:
-        # Wait briefly for a concurrent holder of the same key, then answer "in flight".
-        await db.execute_query(f"SET LOCAL lock_timeout = '{IN_FLIGHT_WAIT}'")
-    try:
-        if postgres:   # the driver reports no row count for INSERT: count the RETURNING rows
-            got = len(await lookup.query(IdempotencyKey, f'WITH c AS ({_CLAIM_SQL} RETURNING "id") SELECT 1 FROM c',
-                                         values))
-        else:
-            got = await lookup.execute(IdempotencyKey, _CLAIM_SQL, values)
-    except Exception as exc:
-        if sqlstate(exc) == LOCK_NOT_AVAILABLE:
-            raise _Taken(in_flight=True) from None
-        raise
-    if postgres:
-        await db.execute_query("SET LOCAL lock_timeout = DEFAULT")
+    if db.capabilities.dialect == "postgres":
+        try:       # the driver reports no row count for INSERT: count the rows the claim returns
+            got = len(await lookup.fetch(db, _CLAIM_PG_SQL, values))
+        except Exception as exc:
+            if sqlstate(exc) == LOCK_NOT_AVAILABLE:
+                raise _Taken(in_flight=True) from None
+            raise
+    else:
+        got = await lookup.execute(IdempotencyKey, _CLAIM_SQL, values)
     if not got:
         raise _Taken(in_flight=False)
 
@@ -167,20 +178,56 @@ async def run(*, principal: Principal, operation: str, key: str | None, params: 
         _running.discard(row_id)
 
 
+@dataclass
+class _Claim:
+    """The key a `run` claimed, while its operation runs; `written`: the outcome the operation
+    put in its own write (outcome_row), if any."""
+    row_id: str
+    principal: Principal
+    operation: str
+    key: str
+    fingerprint: str
+    written: dict | None = None
+
+
+_CLAIMED: ContextVar[_Claim | None] = ContextVar("idempotency_claim", default=None)
+
+
+def outcome_row(result: Any = None, *, error: DomainError | None = None) -> IdempotencyKey | None:
+    """Inside `run`'s operation: the claimed key's row holding the operation's outcome --
+    `result` as `encode` would store it, or the DomainError it is about to raise -- for the
+    operation to write with its own rows (lookup.insert_all upserts it onto the claim, in the
+    same transaction). None outside a keyed run, or for an error that is not stored."""
+    claim = _CLAIMED.get()
+    if claim is None or (error is not None and not _storable(error)):
+        return None
+    claim.written = _error_record(error) if error is not None else {"result": result}
+    p = claim.principal
+    return rows_.new(IdempotencyKey, id=claim.row_id, merchant_id=p.merchant_id, livemode=p.livemode,
+                     operation=claim.operation[:100], key=claim.key, fingerprint=claim.fingerprint,
+                     outcome=claim.written, created_at=runtime().clock.now())
+
+
 async def _run_claimed(row_id, principal, operation, key, fp, execute, encode, decode):
     failure: DomainError | None = None
     try:
         async with in_transaction(IdempotencyKey._meta.default_connection):
             await _claim(row_id, principal, operation, key, fp)
+            claim = _Claim(row_id, principal, operation, key, fp)
+            token = _CLAIMED.set(claim)
             try:
                 result = await execute()
             except DomainError as exc:
                 if not _storable(exc):
                     raise
                 failure = exc          # e.g. a decline: the failed payment and this outcome commit
-                await _finish(row_id, _error_record(exc))
+                if claim.written != _error_record(exc):
+                    await _finish(row_id, _error_record(exc))
             else:
-                await _finish(row_id, {"result": encode(result)})
+                if claim.written != {"result": encode(result)}:
+                    await _finish(row_id, {"result": encode(result)})
+            finally:
+                _CLAIMED.reset(token)
     except _Taken as taken:
         if taken.in_flight:
             raise IdempotencyConflict(_IN_FLIGHT, param="idempotency_key", headers={"Retry-After": "1"}) from None

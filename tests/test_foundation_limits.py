@@ -115,6 +115,50 @@ async def test_idempotency_in_flight_request_is_409_and_stores_nothing(client, i
     assert await _run("k-3", {"a": 1}, slow) == {"replayed": "obj_slow"}
 
 
+@pytest.mark.skipif(not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="PostgreSQL row locks")
+async def test_idempotency_key_held_by_another_process_is_409_and_the_claim_restores_lock_timeout(
+        client, idem_merchant):
+    """Another process holds the key (its claim not yet committed): this one waits at most
+    IN_FLIGHT_WAIT on the row, answers 409 and stores nothing; once the holder is gone the key
+    runs. Inside a claimed operation lock_timeout is the session's again (the claim sets and
+    resets it in its one statement), so the operation's own writes wait as they always did."""
+    import asyncpg
+
+    from models.idempotency import IdempotencyKey
+    from services.infra.runtime import runtime
+
+    key = f"{RUN}-held"
+    row_id = idempotency._row_id(P, "test.op", key)
+    holder = await asyncpg.connect(os.environ["DATABASE_URL"])
+    try:
+        default = await holder.fetchval("SHOW lock_timeout")     # the session's own value
+        tx = holder.transaction()
+        await tx.start()
+        await holder.execute(
+            'INSERT INTO "idempotency_keys" ("id", "merchant_id", "livemode", "operation", "key", "fingerprint", '
+            '"outcome", "created_at") VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)', row_id, P.merchant_id,
+            P.livemode, "test.op", key, idempotency.fingerprint({"a": 1}), runtime().clock.now())
+
+        async def never():
+            raise AssertionError("the operation ran while another process held its key")
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        with pytest.raises(IdempotencyConflict) as e:
+            await _run("held", {"a": 1}, never)
+        assert "still being processed" in e.value.message and loop.time() - t0 < 5
+        await tx.rollback()       # the holder crashed before its commit: nothing of it stays
+    finally:
+        await holder.close()
+    seen = []
+
+    async def ok():
+        seen.append((await IdempotencyKey._meta.db.execute_query_dict("SHOW lock_timeout"))[0]["lock_timeout"])
+        return {"id": "obj_held"}
+    assert await _run("held", {"a": 1}, ok) == {"id": "obj_held"}
+    assert await _run("held", {"a": 1}, ok) == {"replayed": "obj_held"}
+    assert seen == [default] and default != idempotency.IN_FLIGHT_WAIT
+
+
 async def test_idempotency_replays_a_domain_error_but_not_an_unexpected_one(client, idem_merchant):
     async def decline():
         raise PaymentDeclined("Card declined")

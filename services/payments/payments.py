@@ -343,10 +343,14 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows.append(events.build(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p)))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
+    declined = PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
+                               code="payment_declined", decline_code=p.decline_code) if p.status == "failed" else None
+    key_row = idempotency.outcome_row(p.id, error=declined)   # under a key: its outcome, in the same statement
+    if key_row is not None:
+        rows.append(key_row)
     await lookup.insert_all(rows)
-    if p.status == "failed":
-        raise PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
-                              code="payment_declined", decline_code=p.decline_code)
+    if declined is not None:
+        raise declined
     return p
 
 
