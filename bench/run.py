@@ -26,8 +26,9 @@ p50 of `GET /api/balance`, `/api/analytics`, `/api/analytics/revenue` and `/api/
 at 4 connections. The table printed is issue 26's (path, reference, ratio median and range, goal,
 met?) with req/s, p50/p99 and errors, then the tail check: every p99 within 3 x its p50 or 1.5 x its
 reference's p99. `--check` exits 1 when a goal is missed: for use by hand, never in CI.
-Before each measurement the machine is left to finish the background work the previous load left
-behind (`settle`, at most --settle seconds). Load: wrk at 32 connections (installed from Debian
+Before each pair the machine is left to finish the background work the previous load left behind
+(`settle`, at most --settle seconds); a path follows its yardstick path at once (the yardstick leaves
+no work behind, and a shared machine drifts within seconds). Load: wrk at 32 connections (installed from Debian
 when missing, as .ci/run does for chromium), else a bounded aiohttp client (it cannot saturate a
 fast server, so its ratios understate). Without PostgreSQL + Redis it runs the service on the
 embedded default and prints no ratios.
@@ -222,9 +223,19 @@ async def gather_scenarios(base: str, tmp: str) -> list[dict]:
 
 
 
-YARDSTICK = os.path.join(os.path.dirname(ROOT), "shared", "perf", "yardstick.py")
-if not os.path.exists(YARDSTICK):       # a worktree under /work/wt/<name>: ../shared is /work/shared
-    YARDSTICK = os.path.join(os.path.dirname(os.path.dirname(ROOT)), "shared", "perf", "yardstick.py")
+def _yardstick() -> str:
+    """../shared/perf/yardstick.py from the checkout (or from a worktree under wt/), or
+    QAFILA_YARDSTICK."""
+    if os.environ.get("QAFILA_YARDSTICK"):
+        return os.environ["QAFILA_YARDSTICK"]
+    for up in (os.path.dirname(ROOT), os.path.dirname(os.path.dirname(ROOT))):
+        path = os.path.join(up, "shared", "perf", "yardstick.py")
+        if os.path.exists(path):
+            return path
+    return os.path.join(os.path.dirname(ROOT), "shared", "perf", "yardstick.py")
+
+
+YARDSTICK = _yardstick()
 # The yardstick's paths: (method, path, whose body it takes: the service path it is held against)
 REFERENCES = {"read": ("GET", "/read"), "list": ("GET", "/list"), "create": ("POST", "/create"),
               "pay": ("POST", "/pay")}
@@ -457,6 +468,8 @@ def main() -> None:
                         help="at most this many seconds to wait for a quiet machine before each measurement")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     args = parser.parse_args()
+    # stopped with SIGTERM: still stop the service and the yardstick (the `finally` below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ensure_wrk()
     tmp = tempfile.mkdtemp(prefix="qafila-bench-")
     service = yardstick = None
@@ -490,8 +503,9 @@ def main() -> None:
         if ys_base:
             print(f"(the lists start at {_list_sizes(base, merchant['secret_key'], ys_base)})", flush=True)
 
-        def one(url, s, concurrency=None) -> dict:
-            settle(args.settle)
+        def one(url, s, concurrency=None, quiet=True) -> dict:
+            if quiet:
+                settle(args.settle)
             body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
             headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
             return measure(url, s["method"], body, headers, args.seconds, concurrency or args.concurrency, tmp)
@@ -506,7 +520,9 @@ def main() -> None:
                 ref = one(ys_base + path, {**s, "method": method, "body": s.get("body") if method == "POST" else None})
             elif against in done:
                 ref = done[against]
-            got = one(base + s["path"], s)
+            # straight after a yardstick path (it leaves no background work to wait for): the
+            # machine drifts within seconds when it is shared
+            got = one(base + s["path"], s, quiet=ref is None or against not in REFERENCES)
             done[s["name"]] = got
             mark = f"{got['rps'] / ref['rps']:.0%} of {against}" if ref else ""
             print(f"  {s['name']:36} {got['rps']:8.0f}/s p50 {got['p50_ms']:6.1f} p99 {got['p99_ms']:6.1f} "
