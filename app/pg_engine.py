@@ -15,6 +15,8 @@ from tortoise.backends.asyncpg.client import AsyncpgDBClient
 
 from services.infra.faults import PoolTimeout
 
+PLAN_CACHE_MODE = "force_generic_plan"
+
 
 class _TimedPool:
     """asyncpg's Pool whose `acquire()` waits at most `timeout` seconds (connecting included)."""
@@ -51,6 +53,13 @@ class TimedAsyncpgClient(AsyncpgDBClient):
         super().__init__(*args, **kwargs)
         raw = self.extra.pop("acquire_timeout", None)
         self.acquire_timeout = float(raw) if raw else None
+        # Every statement is prepared once per connection (asyncpg's statement cache); left to
+        # `auto`, PostgreSQL plans a statement afresh on each execution whenever its generic plan
+        # looks dearer than the custom ones -- as it does for a list page, whose planning then cost
+        # as much as its execution (656 against 341 us a page, one connection in a loop). The
+        # service's statements are keyed by primary keys and by the (tenant, created_at, id)
+        # indexes, whose generic plans are the custom ones (docs/decisions.md, issue 26).
+        self.server_settings.setdefault("plan_cache_mode", PLAN_CACHE_MODE)
 
     async def create_pool(self, **kwargs):
         return _TimedPool(await super().create_pool(**kwargs), self.acquire_timeout)

@@ -200,7 +200,11 @@ class RedisStore:
 
         pool = _fast_pool_class().from_url(
             url, max_connections=pool_size, timeout=pool_timeout, decode_responses=True,
-            socket_connect_timeout=min(5.0, pool_timeout), retry=Retry(NoBackoff(), 1))
+            socket_connect_timeout=min(5.0, pool_timeout), retry=Retry(NoBackoff(), 1),
+            # redis-py 8 gives every connection a 5 s socket timeout by default: a task and a
+            # timer for each send and a timeout context for each read, on top of `Deadlines`
+            # (issue 26's profile of a read). The commands are bounded here, so none of its own.
+            socket_timeout=None)
         self._redis = redis.Redis.from_pool(pool)
         self._incr = self._redis.register_script(_INCR_SCRIPT)
         self._get_incr_mark = self._redis.register_script(_GET_INCR_MARK_SCRIPT)

@@ -1,0 +1,47 @@
+"""Issue 26, reads and list pages: what the service's connections are set up with, on PostgreSQL
+and Redis (the embedded store and SQLite have neither)."""
+from __future__ import annotations
+
+import pytest
+from tortoise import Tortoise
+
+from models._lookup import fetch
+from models.intents import PaymentIntent
+from tests.helpers import bearer
+from tests.intents_fixtures import create
+
+
+def _postgres() -> bool:
+    return Tortoise.get_connection("default").capabilities.dialect == "postgres"
+
+
+async def test_postgresql_plans_each_statement_once_per_connection(client, merchant, clock):
+    if not _postgres():
+        pytest.skip("SQLite has no plan cache mode")
+    db = Tortoise.get_connection("default")
+    # every pooled connection, not only the first one taken
+    seen = {r["plan_cache_mode"] for _ in range(3) for r in await fetch(db, "SHOW plan_cache_mode", [])}
+    assert seen == {"force_generic_plan"}
+    # and the list page still answers through its generic plan, at the first page and past a cursor
+    for i in range(3):
+        await create(client, merchant.sk, amount=1000 + i)
+        clock.advance(seconds=1)
+    ids = [i.id for i in await PaymentIntent.filter(merchant_id=merchant.id).order_by("-created_at", "-id")]
+    for _ in range(7):              # past the five custom plans `auto` would have made first
+        r = await client.get("/v1/payments", params={"limit": 2}, headers=bearer(merchant.sk))
+        body = await r.json()
+        assert r.status == 200 and body["total_count"] == 3 and [x["id"] for x in body["data"]] == ids[:2]
+        r = await client.get("/v1/payments", params={"limit": 2, "starting_after": ids[1]}, headers=bearer(merchant.sk))
+        assert [x["id"] for x in (await r.json())["data"]] == ids[2:]
+
+
+async def test_redis_commands_are_bounded_by_the_store_not_by_a_socket_timer_each(backend):
+    kv = backend.runtime.kv
+    if kv.name != "redis":
+        pytest.skip("the embedded store has no network")
+    # redis-py 8's default (5 s) would wrap each send in a task and each read in a timeout; the
+    # store's own bound (Deadlines, tests/test_hot_paths.py) is the one limit
+    assert kv._redis.connection_pool.connection_kwargs["socket_timeout"] is None
+    await kv.set("t:socket-timeout", "x")
+    conn = kv._redis.connection_pool._available_connections[-1]
+    assert conn.socket_timeout is None and kv._timeout > 0
