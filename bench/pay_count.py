@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
-import json
 import os
 import sys
 import tempfile
