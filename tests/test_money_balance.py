@@ -122,6 +122,14 @@ async def test_settlement_filters_csv_and_tenancy(client, merchant, make_merchan
     assert sum(int(r[9]) for r in rows[1:]) == first_try["amount"]
     status, bad = await call(client, "GET", f"/api/settlements/{first_try['id']}/transactions?format=xml", merchant.sk)
     assert status == 400 and bad["error"]["param"] == "format"
+    # paging parameters given with the CSV (which holds every line) are checked as for JSON
+    for query, param in (("limit=-5", "limit"), ("starting_after=set_" + "x" * 24, "starting_after")):
+        status, bad = await call(client, "GET", f"/api/settlements/{first_try['id']}/transactions?format=csv&{query}",
+                                 merchant.sk)
+        assert status == 400 and bad["error"]["param"] == param, bad
+    resp = await client.get(f"/api/settlements/{first_try['id']}/transactions?format=csv&limit=1",
+                            headers=bearer(merchant.sk))
+    assert resp.status == 200 and len(list(csv.reader(io.StringIO(await resp.text())))) == len(rows)   # still every line
 
     # another merchant sees none of it: 404 on the id, an empty list
     other = await make_merchant("Other")
