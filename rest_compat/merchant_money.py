@@ -35,12 +35,8 @@ async def settlements_transactions(call: Call):
     if fmt not in ("json", "csv"):
         raise ValidationError("format must be json or csv", param="format")
     if fmt == "csv":
-        if q.get("limit") is not None or q.get("starting_after") is not None:
-            # The CSV holds every line; paging parameters given with it are still checked as for
-            # JSON (a negative limit or a cursor of another list is a 400, not silently ignored).
-            await balance.settlement_lines(principal=call.principal, settlement_id=call.params["id"],
-                                           limit=q.get("limit"), starting_after=q.get("starting_after"))
-        text = await balance.settlement_csv(principal=call.principal, settlement_id=call.params["id"])
+        text = await balance.settlement_csv(principal=call.principal, settlement_id=call.params["id"],
+                                            limit=q.get("limit"), starting_after=q.get("starting_after"))
         return web.Response(text=text, content_type="text/csv", charset="utf-8",
                             headers={"Content-Disposition": f'attachment; filename="{call.params["id"]}.csv"'})
     p = await balance.settlement_lines(principal=call.principal, settlement_id=call.params["id"],

@@ -169,8 +169,14 @@ CSV_COLUMNS = ("line_id", "type", "payment_id", "refund_id", "source_id", "creat
                "net")
 
 
-async def settlement_csv(*, principal: Principal, settlement_id: str) -> str:
-    """Every line of the settlement, oldest first, as CSV (amounts in minor units), for reconciliation."""
+async def settlement_csv(*, principal: Principal, settlement_id: str, limit: Any = None,
+                         starting_after: Any = None) -> str:
+    """Every line of the settlement, oldest first, as CSV (amounts in minor units), for reconciliation.
+    Paging parameters given with it are checked as for the JSON list (a negative limit, a cursor of
+    another list: 400), though the CSV holds every line."""
+    if limit is not None or starting_after is not None:
+        await settlement_lines(principal=principal, settlement_id=settlement_id, limit=limit,
+                               starting_after=starting_after)
     s = await get_settlement(principal=principal, settlement_id=settlement_id)
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\r\n")
