@@ -87,8 +87,15 @@ class Payment(Model):
 
     class Meta:
         table = "payments"
+        # The create's risk reads (services.payments.risk) each walk one of these backwards from
+        # now, every equality of theirs in the index: the amount history by currency, the card
+        # and the client address by mode. With a column left to a filter, PostgreSQL's generic
+        # plan (app/pg_engine.py) read every matching row and sorted them -- a merchant's whole
+        # history for its first payment in a currency, every payment of the last ten minutes
+        # from a server-side integration's one address (docs/decisions.md, issue 26).
         indexes = (("merchant_id", "livemode", "created_at", "id"), ("merchant_id", "livemode", "status", "created_at"),
-                   ("card_fingerprint", "created_at"), ("merchant_id", "client_address", "created_at"),
+                   ("merchant_id", "livemode", "currency", "created_at"),
+                   ("card_fingerprint", "livemode", "created_at"), ("merchant_id", "livemode", "client_address", "created_at"),
                    ("customer_id",), ("payment_link", "status"))
 
 
