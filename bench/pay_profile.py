@@ -6,7 +6,10 @@ same PostgreSQL and Redis.
       python bench/pay_profile.py [--rounds 3] [--seconds 5] [--key] [--connections 32]
 
 `--key`: every request carries a fresh Idempotency-Key (wrk's Lua makes one per request), on
-both servers. Prints each round's req/s, p50, p99 and the ratio, then the median and range of
+both servers. `--documented`: the reference server is bench/yardstick_documented.py (the yardstick
+unchanged plus `/pay-documented`, `/pay` with the documented obligations it leaves out), and each
+round also measures `/pay-documented`: its ratio to `/pay`, and the create's to it.
+Prints each round's req/s, p50, p99 and the ratio, then the median and range of
 the ratios. Also the CPU per request of the serving process and of the database's backends (from /proc):
 `cpu A+B ms`. Statements per create: bench/pay_count.py.
 """
@@ -99,13 +102,16 @@ def main() -> None:
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--connections", type=int, default=32)
     ap.add_argument("--key", action="store_true")
+    ap.add_argument("--documented", action="store_true",
+                    help="also /pay-documented (bench/yardstick_documented.py) in every round")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="payprof")
     env = dict(os.environ, PYTHONPATH=ROOT, QAFILA_VAR_DIR=f"{tmp}/var", QAFILA_RATE_LIMIT_SCALE="100000")
     yport, sport, crm = free_port(), free_port(), free_port()
     procs = []
     try:
-        procs.append(subprocess.Popen([sys.executable, yardstick_path(), str(yport)], env=env,
+        reference = os.path.join(ROOT, "bench", "yardstick_documented.py") if args.documented else yardstick_path()
+        procs.append(subprocess.Popen([sys.executable, reference, str(yport)], env=env,
                                       start_new_session=True, stdout=open(f"{tmp}/ys.log", "w"),
                                       stderr=subprocess.STDOUT))
         serve = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(sport), "--crm-port",
@@ -126,7 +132,9 @@ def main() -> None:
         # warm both
         wrk(f"http://127.0.0.1:{yport}/pay", {}, 2, args.connections, args.key, tmp)
         wrk(f"http://127.0.0.1:{sport}/api/payments/create", auth, 2, args.connections, args.key, tmp)
-        ratios = []
+        if args.documented:
+            wrk(f"http://127.0.0.1:{yport}/pay-documented", {}, 2, args.connections, args.key, tmp)
+        ratios, documented = [], []
         for r in range(args.rounds):
             ref = cpu_run(wrk, procs[0].pid, f"http://127.0.0.1:{yport}/pay", {}, args.seconds, args.connections,
                           args.key, tmp)
@@ -134,11 +142,22 @@ def main() -> None:
                           args.connections, args.key, tmp)
             ratio = got["rps"] / ref["rps"]
             ratios.append(ratio)
+            if args.documented:     # right after the pair: the documented /pay, held to /pay; the create to it
+                doc = cpu_run(wrk, procs[0].pid, f"http://127.0.0.1:{yport}/pay-documented", {}, args.seconds,
+                              args.connections, args.key, tmp)
+                documented.append((doc["rps"] / ref["rps"], got["rps"] / doc["rps"]))
+                print(f"round {r + 1}: /pay-documented {doc['rps']:.0f} req/s p50 {doc['p50']:.1f} ms p99 "
+                      f"{doc['p99']:.1f} ms err {doc['errors']} cpu {doc['cpu_srv']:.2f}+{doc['cpu_pg']:.2f} ms | "
+                      f"{documented[-1][0]:.1%} of /pay; the create {documented[-1][1]:.1%} of it", flush=True)
             print(f"round {r + 1}: /pay {ref['rps']:.0f} req/s p50 {ref['p50']:.1f} ms p99 {ref['p99']:.1f} ms "
                   f"err {ref['errors']} cpu {ref['cpu_srv']:.2f}+{ref['cpu_pg']:.2f} ms | create {got['rps']:.0f} req/s p50 {got['p50']:.1f} ms "
                   f"p99 {got['p99']:.1f} ms err {got['errors']} cpu {got['cpu_srv']:.2f}+{got['cpu_pg']:.2f} ms | ratio {ratio:.1%}", flush=True)
         print(f"median ratio {statistics.median(ratios):.1%} (range {min(ratios):.1%} - {max(ratios):.1%}); "
               f"key={'yes' if args.key else 'no'}")
+        if documented:
+            for i, label in ((0, "/pay-documented of /pay"), (1, "the create of /pay-documented")):
+                vals = [d[i] for d in documented]
+                print(f"median {label}: {statistics.median(vals):.1%} (range {min(vals):.1%} - {max(vals):.1%})")
         if os.environ.get("PAY_PROFILE_HOLD"):
             print("holding; Ctrl-C to stop", flush=True)
             time.sleep(float(os.environ["PAY_PROFILE_HOLD"]))
