@@ -7,20 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tortoise.expressions import Q
-
-from models.intents import PaymentIntent
 from services import scheduler
-from services.payments import intents
+from services.payments import expiry_due, intents
 
 
 async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    unpaid = Q(status__in=intents.UNPAID + ("failed",)) | Q(status="processing", payment_method="crypto")
-    waiting_reference = Q(status="requires_action", payment_method="fawry")    # fawry.expire fails it
-    ended = Q(status="failed", failure_code="expired")                        # a reference that ran out
-    rows = await (scope.apply(PaymentIntent.filter(unpaid, expires_at__lte=until).exclude(waiting_reference | ended))
-                  .order_by("expires_at", "id").limit(limit).values_list("expires_at", "id"))
-    return [(when, iid) for when, iid in rows]
+    return await expiry_due.due(until, limit, livemode=scope.livemode, merchant_id=scope.merchant_id,
+                                exclude_merchants=scope.exclude_merchants, with_references=False)
 
 
 async def expire(intent_id: str, due: datetime) -> str | None:

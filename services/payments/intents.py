@@ -24,7 +24,7 @@ from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets, settlement
-from services.payments import cards, crypto, installments, pricing, receipts, routing
+from services.payments import cards, crypto, expiry_due, installments, pricing, receipts, routing
 from services.payments import methods as methods_registry
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -808,10 +808,8 @@ async def expire_intents(now: datetime | None = None, *, batch: int = EXPIRY_BAT
     """Cancel every unpaid intent past `expires_at` (and crypto intents still waiting for a
     deposit). Returns how many were canceled. Safe to run in several workers at once."""
     now = now or runtime().clock.now()
-    ids = await (PaymentIntent.filter(expires_at__lte=now, status__in=UNPAID + ("failed", "processing"))
-                 .order_by("expires_at").limit(batch).values_list("id", flat=True))
     n = 0
-    for iid in ids:
+    for _, iid in await expiry_due.due(now, batch):       # only intents still open for expiry
         n += await _expire_one(iid, now)
     return n
 

@@ -1,0 +1,70 @@
+"""Helpers for the tests of PostgreSQL plans (issue 26): many rows made at once, and the plan and
+the pages a statement reads under the service's own generic plan."""
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+
+from models._lookup import fetch
+
+
+def literal(value) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (datetime, date)):
+        return f"'{value.isoformat()}'"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+async def clone(db, table: str, row_id: str, n: int, span: timedelta, column: str = "created_at",
+                **fixed: str) -> None:
+    """`n` copies of the row, `column` spread over `span` before the row's own, the columns in
+    `fixed` set to those SQL expressions; then ANALYZE, as autovacuum would after such a load."""
+    cols = [r["column_name"] for r in await fetch(
+        db, "SELECT column_name FROM information_schema.columns WHERE table_name = $1 "
+            "AND table_schema = current_schema() ORDER BY ordinal_position", [table])]
+    step = span.total_seconds() / n
+    picked = ", ".join("id || '_' || g" if c == "id"
+                       else f'"{column}" - make_interval(secs => g * {step})' if c == column
+                       else fixed[c] if c in fixed else f'"{c}"' for c in cols)
+    quoted = ", ".join(f'"{c}"' for c in cols)
+    await fetch(db, f'INSERT INTO "{table}" ({quoted}) SELECT {picked} FROM "{table}", generate_series(1, {n}) g '
+                    f"WHERE id = $1", [row_id])
+    await fetch(db, f'ANALYZE "{table}"', [])
+
+
+async def generic_plan(db, sql: str, values: list) -> dict:
+    """EXPLAIN (ANALYZE, BUFFERS) of `sql` with `values`, run as the service runs it: prepared on
+    one of its pooled connections (plan_cache_mode=force_generic_plan). The plan's root node."""
+    async with db.acquire_connection() as conn:
+        assert await conn.fetchval("SHOW plan_cache_mode") == "force_generic_plan"
+        await conn.execute(f"PREPARE plan_probe AS {sql}")
+        try:
+            plan = json.loads(await conn.fetchval(
+                f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE plan_probe({', '.join(map(literal, values))})"))
+        finally:
+            await conn.execute("DEALLOCATE plan_probe")
+    return plan[0]["Plan"]
+
+
+def pages(root: dict) -> int:
+    return root["Shared Hit Blocks"] + root["Shared Read Blocks"]
+
+
+def capture(monkeypatch, marker: str) -> list[tuple[str, list]]:
+    """The (PostgreSQL text, values) of every hand-written read (models._lookup.query) whose
+    template contains `marker`, from here on: the statements the service really runs."""
+    from models import _lookup as lookup
+    seen: list[tuple[str, list]] = []
+    query = lookup.query
+
+    async def capturing(model, template, values):
+        if marker in template:
+            seen.append((lookup._numbered(template, "postgres"), list(values)))
+        return await query(model, template, values)
+    monkeypatch.setattr(lookup, "query", capturing)
+    return seen
