@@ -52,15 +52,17 @@ def _mode(livemode: bool) -> str:
 
 # The balance in one statement: the instant splitting available from pending depends on the
 # merchant's market (its country), read in the same statement: the instant of every market is
-# passed and the merchant's row picks one (any other country, or none, is the default market).
+# passed and the merchant's row picks one (any other country, or none, is the default market),
+# once per statement (an uncorrelated subquery), not once per line.
 # Then the unsettled lines' sums per currency (an index-only scan of their partial index,
 # models.money.BalanceLine), and the currencies of its money accounts (settled before: listed at
 # 0 once all their lines are paid out), marked by NULL sums.
 _OTHER_MARKETS = tuple(m for m in settlement.MARKETS if m != markets.DEFAULT_MARKET)
 _AT = {"postgres": "CAST({} AS TIMESTAMPTZ)", "sqlite": "{}"}
 _BALANCE = ('WITH "cut" AS (SELECT CASE (SELECT "country" FROM "merchants" WHERE "id" = {{}}) {whens} ELSE {at} END '
-            'AS "at") SELECT "currency", SUM(CASE WHEN "created_at" < "cut"."at" THEN "net" ELSE 0 END) AS "available", '
-            'SUM(CASE WHEN "created_at" >= "cut"."at" THEN "net" ELSE 0 END) AS "pending" FROM "balance_lines", "cut" '
+            'AS "at") SELECT "currency", SUM(CASE WHEN "created_at" < (SELECT "at" FROM "cut") THEN "net" ELSE 0 END) '
+            'AS "available", SUM(CASE WHEN "created_at" >= (SELECT "at" FROM "cut") THEN "net" ELSE 0 END) AS "pending" '
+            'FROM "balance_lines" '
             'WHERE "settlement_id" IS NULL AND "merchant_id" = {{}} AND "livemode" = {{}} GROUP BY "currency" '
             'UNION ALL SELECT "currency", NULL, NULL FROM "money_accounts" WHERE "merchant_id" = {{}} AND "livemode" = {{}}')
 _BALANCE_SQL = {dialect: _BALANCE.format(whens=" ".join(f"WHEN '{m}' THEN {at}" for m in _OTHER_MARKETS), at=at)
