@@ -3,7 +3,27 @@ ledger transaction), settlements (payouts), disputes, and the daily analytics ro
 from __future__ import annotations
 
 from tortoise import fields
+from tortoise.indexes import Index
 from tortoise.models import Model
+
+
+class WhereIndex(Index):
+    """An index of the rows matching `where` only (a partial index: `CREATE INDEX ... WHERE ...`,
+    on PostgreSQL and SQLite alike). Tortoise's PartialIndex only writes `column = value`
+    conditions, and `settlement_id = NULL` matches nothing."""
+
+    def __init__(self, *, fields: tuple[str, ...] | list[str], name: str, where: str) -> None:
+        super().__init__(fields=fields, name=name)
+        self.where = where
+        self.extra = f" WHERE {where}"
+
+    def deconstruct(self):
+        path, args, kwargs = super().deconstruct()
+        kwargs["where"] = self.where
+        return path, args, kwargs
+
+    def __hash__(self) -> int:
+        return hash((tuple(self.fields), self.name, self.where))
 
 
 class BalanceLine(Model):
@@ -27,8 +47,12 @@ class BalanceLine(Model):
 
     class Meta:
         table = "balance_lines"
-        # `net` last: the balance read (unsettled lines) is an index-only scan.
-        indexes = (("settlement_id", "merchant_id", "livemode", "currency", "created_at", "net"),)
+        # The balance read (services.money.balance.get_balance) is an index-only scan of the
+        # unsettled lines' own index, which holds only them (`net` last: no heap access); the
+        # first one serves a settlement's lines and the settling job's claim.
+        indexes = (("settlement_id", "merchant_id", "livemode", "currency", "created_at", "net"),
+                   WhereIndex(fields=("merchant_id", "livemode", "currency", "created_at", "net"),
+                              name="balance_lines_unsettled", where='"settlement_id" IS NULL'))
 
 
 class Settlement(Model):
@@ -135,3 +159,8 @@ class LatencyRollup(Model):
     class Meta:
         table = "latency_rollups"
         unique_together = (("merchant_id", "livemode", "currency", "day", "provider", "bucket", "slot"),)
+        # The providers read (services.money.analytics.providers) sums `count` by provider and
+        # bucket over a window of days: with `count` in the index it is an index-only scan
+        # (thousands of rows a month, each a heap fetch from the unique index otherwise).
+        indexes = (Index(fields=("merchant_id", "livemode", "currency", "day", "provider", "bucket", "count"),
+                         name="latency_rollups_window"),)

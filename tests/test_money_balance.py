@@ -225,3 +225,28 @@ async def test_settlement_lines_of_a_list_load_in_one_query(client, merchant, cl
     assert len(edges) == 3 and three == one
     assert [len(e["node"]["lines"]["edges"]) for e in edges] == [3, 3, 1]
     assert [e["node"]["lines"]["totalCount"] for e in edges] == [3, 3, 1]
+
+
+async def test_the_balance_splits_on_the_merchants_market_read_with_it(client, merchant, clock):
+    # Issue 26: the balance is one statement, which reads the merchant's country with the lines.
+    # given a Saudi merchant (weekend Fri/Sat) paid on Thursday 5 February 2026, 12:00 Riyadh,
+    # in a 2-decimal and a 3-decimal currency
+    status, _ = await call(client, "PUT", "/api/merchant", merchant.sk, {"country": "SA"})
+    assert status == 200
+    clock.set(at(2026, 2, 5, 9, 0))
+    nets = {}
+    for currency, amount in (("TRY", 10000), ("KWD", 12345)):
+        p = await pay_ok(client, merchant.sk, amount=amount, currency=currency)
+        nets[currency] = amount - (await Payment.get(id=p["id"])).fee
+    # when Friday comes: T+1 in Saudi Arabia is Sunday, so the lines are still pending
+    await advance(client, merchant.sk, days=1)
+    bal = await get(client, "/api/balance", merchant.sk)
+    assert amounts(bal["pending"]) == nets and amounts(bal["available"]) == {"KWD": 0, "TRY": 0}
+    # then the merchant moves to Turkey (weekend Sat/Sun): Friday is its T+1, and the next read
+    # says so at once
+    status, _ = await call(client, "PUT", "/api/merchant", merchant.sk, {"country": "TR"})
+    assert status == 200
+    bal = await get(client, "/api/balance", merchant.sk)
+    assert amounts(bal["available"]) == nets and amounts(bal["pending"]) == {"KWD": 0, "TRY": 0}
+    assert [e["currency"] for e in bal["available"]] == ["KWD", "TRY"]
+    await check_invariants(client, merchant.sk, merchant.id)

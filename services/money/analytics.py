@@ -220,15 +220,21 @@ def median(counts: dict[int, int]) -> int:
     return int((Decimal(lo + hi) / 2).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
+# Both figures of the providers in one statement: the rollups' sums per provider (`bucket` NULL)
+# and the latency histogram per provider and bucket (an index-only scan of latency_rollups_window).
+_PROVIDERS = ('SELECT "provider", NULL AS "bucket", SUM("volume") AS "volume", SUM("tries") AS "tries", '
+              'SUM("tries_approved") AS "ok" FROM "payment_rollups" WHERE ' + _WHERE + ' AND "provider" <> \'\' '
+              'GROUP BY "provider" UNION ALL SELECT "provider", "bucket", SUM("count"), NULL, NULL '
+              'FROM "latency_rollups" WHERE ' + _WHERE + ' GROUP BY "provider", "bucket"')
+
+
 async def providers(*, principal: Principal, w: Window) -> dict:
-    rows = await lookup.query(PaymentRollup, 'SELECT "provider", SUM("volume") AS "volume", SUM("tries") AS "tries", '
-                              'SUM("tries_approved") AS "ok" FROM "payment_rollups" WHERE ' + _WHERE +
-                              ' AND "provider" <> \'\' GROUP BY "provider"', _args(principal, w))
-    lat = await lookup.query(LatencyRollup, 'SELECT "provider", "bucket", SUM("count") AS "n" FROM "latency_rollups" '
-                             'WHERE ' + _WHERE + ' GROUP BY "provider", "bucket"', _args(principal, w))
-    hist: dict[str, dict[int, int]] = {}
-    for r in lat:
-        hist.setdefault(r["provider"], {})[int(r["bucket"])] = int(r["n"] or 0)
+    rows, hist = [], {}
+    for r in await lookup.query(PaymentRollup, _PROVIDERS, _args(principal, w) * 2):
+        if r["bucket"] is None:
+            rows.append(r)
+        else:
+            hist.setdefault(r["provider"], {})[int(r["bucket"])] = int(r["volume"] or 0)
     data = [{"provider": r["provider"], "volume": int(r["volume"] or 0), "authorizations": int(r["tries"] or 0),
              "approval_rate": rate(int(r["ok"] or 0), int(r["tries"] or 0)),
              "latency": median(hist.get(r["provider"], {}))} for r in rows if int(r["tries"] or 0) > 0]

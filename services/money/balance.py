@@ -50,28 +50,41 @@ def _mode(livemode: bool) -> str:
 
 # ---------------------------------------------------------------- balance
 
+# The balance in one statement: the instant splitting available from pending depends on the
+# merchant's market (its country), read in the same statement: the instant of every market is
+# passed and the merchant's row picks one (any other country, or none, is the default market),
+# once per statement (an uncorrelated subquery), not once per line.
+# Then the unsettled lines' sums per currency (an index-only scan of their partial index,
+# models.money.BalanceLine), and the currencies of its money accounts (settled before: listed at
+# 0 once all their lines are paid out), marked by NULL sums.
+_OTHER_MARKETS = tuple(m for m in settlement.MARKETS if m != markets.DEFAULT_MARKET)
+_AT = {"postgres": "CAST({} AS TIMESTAMPTZ)", "sqlite": "{}"}
+_BALANCE = ('WITH "cut" AS (SELECT CASE (SELECT "country" FROM "merchants" WHERE "id" = {{}}) {whens} ELSE {at} END '
+            'AS "at") SELECT "currency", SUM(CASE WHEN "created_at" < (SELECT "at" FROM "cut") THEN "net" ELSE 0 END) '
+            'AS "available", SUM(CASE WHEN "created_at" >= (SELECT "at" FROM "cut") THEN "net" ELSE 0 END) AS "pending" '
+            'FROM "balance_lines" '
+            'WHERE "settlement_id" IS NULL AND "merchant_id" = {{}} AND "livemode" = {{}} GROUP BY "currency" '
+            'UNION ALL SELECT "currency", NULL, NULL FROM "money_accounts" WHERE "merchant_id" = {{}} AND "livemode" = {{}}')
+_BALANCE_SQL = {dialect: _BALANCE.format(whens=" ".join(f"WHEN '{m}' THEN {at}" for m in _OTHER_MARKETS), at=at)
+                for dialect, at in _AT.items()}
+
+
 async def get_balance(*, principal: Principal) -> dict:
     """`available` and `pending`, one entry per currency with unsettled lines (may be negative)."""
-    market = await markets.market_of(principal.merchant_id)
     now = await clock.now_for(principal)
-    through = markets.available_through(market, markets.local_date(market, now))
-    cutoff = lookup.db_value(BalanceLine, "created_at", through)
-    rows = await lookup.query(
-        BalanceLine,
-        'SELECT "currency", SUM(CASE WHEN "created_at" < {} THEN "net" ELSE 0 END) AS "available", '
-        'SUM(CASE WHEN "created_at" >= {} THEN "net" ELSE 0 END) AS "pending" FROM "balance_lines" '
-        'WHERE "settlement_id" IS NULL AND "merchant_id" = {} AND "livemode" = {} GROUP BY "currency"',
-        [cutoff, cutoff, principal.merchant_id, lookup.db_value(BalanceLine, "livemode", principal.livemode)])
-    # Currencies settled before stay listed (at 0) once their lines are all paid out.
-    seen = {r["currency"] for r in rows}
-    for cur in await MoneyAccount.filter(**principal.scope).values_list("currency", flat=True):
-        if cur not in seen:
-            rows.append({"currency": cur, "available": 0, "pending": 0})
-            seen.add(cur)
-    rows.sort(key=lambda r: r["currency"])
+    cutoffs = [lookup.db_value(BalanceLine, "created_at", markets.available_through(m, markets.local_date(m, now)))
+               for m in (*_OTHER_MARKETS, markets.DEFAULT_MARKET)]
+    live = lookup.db_value(BalanceLine, "livemode", principal.livemode)
+    rows = await lookup.query(BalanceLine, _BALANCE_SQL[BalanceLine._meta.db.capabilities.dialect],
+                              [principal.merchant_id, *cutoffs, principal.merchant_id, live, principal.merchant_id, live])
+    sums: dict[str, tuple[int, int]] = {}
+    for r in rows:
+        if r["available"] is not None or r["currency"] not in sums:
+            sums[r["currency"]] = (int(r["available"] or 0), int(r["pending"] or 0))
+    currencies = sorted(sums)
     return {"object": "balance", "livemode": principal.livemode,
-            "available": [{"amount": int(r["available"] or 0), "currency": r["currency"]} for r in rows],
-            "pending": [{"amount": int(r["pending"] or 0), "currency": r["currency"]} for r in rows]}
+            "available": [{"amount": sums[c][0], "currency": c} for c in currencies],
+            "pending": [{"amount": sums[c][1], "currency": c} for c in currencies]}
 
 
 # ---------------------------------------------------------------- settlements: reads
