@@ -155,7 +155,22 @@ def load_wrk(url: str, method: str, body: bytes | None, headers: dict, seconds: 
     return n, p50 / 1e6, p99 / 1e6, errs
 
 
-def measure(url, method, body, headers, seconds, concurrency, tmp):
+def _cpu_ticks(pid: int | None) -> int:
+    """utime + stime of a process so far, in clock ticks (/proc/<pid>/stat)."""
+    if not pid:
+        return 0
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+        return int(parts[11]) + int(parts[12])
+    except OSError:
+        return 0
+
+
+def measure(url, method, body, headers, seconds, concurrency, tmp, pid=None):
+    """req/s, p50, p99, errors, and the CPU per request (us) of the serving process `pid`."""
+    ticks = _cpu_ticks(pid)
+    n = 0
     if shutil.which("wrk"):
         n, p50, p99, errs = load_wrk(url, method, body, headers, seconds, concurrency, tmp)
     else:
@@ -163,7 +178,8 @@ def measure(url, method, body, headers, seconds, concurrency, tmp):
         lat.sort()
         p50 = statistics.median(lat) if lat else 0.0
         p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else 0.0
-    return {"rps": n / seconds, "p50_ms": p50 * 1000, "p99_ms": p99 * 1000, "errors": errs}
+    cpu_us = (_cpu_ticks(pid) - ticks) / os.sysconf("SC_CLK_TCK") / max(n, 1) * 1e6 if pid else 0.0
+    return {"rps": n / seconds, "p50_ms": p50 * 1000, "p99_ms": p99 * 1000, "errors": errs, "cpu_us": cpu_us}
 
 
 def _busy_seconds() -> tuple[float, float]:
@@ -363,7 +379,8 @@ def _list_sizes(base: str, key: str, yardstick: str | None) -> str:
 
 def _median_of(runs: list[dict]) -> dict:
     return {"rps": statistics.median(r["rps"] for r in runs), "p50_ms": statistics.median(r["p50_ms"] for r in runs),
-            "p99_ms": statistics.median(r["p99_ms"] for r in runs), "errors": sum(r["errors"] for r in runs)}
+            "p99_ms": statistics.median(r["p99_ms"] for r in runs), "errors": sum(r["errors"] for r in runs),
+            "cpu_us": statistics.median(r.get("cpu_us", 0.0) for r in runs)}
 
 
 def summarize(pairs: list[tuple[dict, dict | None]]) -> dict:
@@ -456,7 +473,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--only", default="")
+    parser.add_argument("--only", default="", help="only the paths whose names contain one of these "
+                                                     "comma-separated words")
     parser.add_argument("--rounds", type=int, default=3,
                         help="measure every path (each after its reference) this many times; medians are shown")
     parser.add_argument("--rows", type=int, default=0,
@@ -482,7 +500,8 @@ def main() -> None:
     try:
         service, base = start_service(tmp, args.workers)
         scenarios, merchant = asyncio.run(gather_scenarios(base, tmp))
-        chosen = _order([s for s in scenarios if not args.only or args.only in s["name"]])
+        only = [w for w in args.only.split(",") if w]
+        chosen = _order([s for s in scenarios if not only or any(w in s["name"] for w in only)])
         ys_base = None
         if backend != "embedded":
             if not os.path.exists(YARDSTICK):
@@ -508,7 +527,8 @@ def main() -> None:
                 settle(args.settle)
             body = json.dumps(s["body"]).encode() if s.get("body") is not None else None
             headers = {"Content-Type": "application/json", "Authorization": f"Bearer {s['key']}"}
-            return measure(url, s["method"], body, headers, args.seconds, concurrency or args.concurrency, tmp)
+            pid = yardstick.pid if ys_base and url.startswith(ys_base) else service.pid
+            return measure(url, s["method"], body, headers, args.seconds, concurrency or args.concurrency, tmp, pid)
 
         def paired(s: dict, done: dict) -> tuple[dict, dict | None]:
             """The path after its reference: the yardstick's path (the same body), or the REST
@@ -526,8 +546,9 @@ def main() -> None:
             done[s["name"]] = got
             mark = f"{got['rps'] / ref['rps']:.0%} of {against}" if ref else ""
             print(f"  {s['name']:36} {got['rps']:8.0f}/s p50 {got['p50_ms']:6.1f} p99 {got['p99_ms']:6.1f} "
-                  f"err {got['errors']}" + (f"  reference {ref['rps']:8.0f}/s p99 {ref['p99_ms']:6.1f}: {mark}"
-                                            if ref else ""), flush=True)
+                  f"cpu {got['cpu_us']:5.0f} us/req err {got['errors']}"
+                  + (f"  reference {ref['rps']:8.0f}/s p99 {ref['p99_ms']:6.1f} cpu {ref['cpu_us']:5.0f} us/req: {mark}"
+                     if ref else ""), flush=True)
             return got, ref
 
         per_round: dict[str, list[tuple[dict, dict | None]]] = {}

@@ -36,7 +36,7 @@ def payment_method_shape(pm) -> dict:
 async def payments_create(call: Call) -> dict:
     i = await intents.create_intent(principal=call.principal, data=await call.body(),
                                     idempotency_key=call.idempotency_key)
-    return intents.intent_object(i)
+    return intents.created_object(i)
 
 
 async def payments_confirm(call: Call) -> dict:

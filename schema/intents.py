@@ -135,8 +135,10 @@ class PaymentIntent(Node):
         return await load_receipt(info, str(self.id))
 
     @classmethod
-    def of(cls, intent) -> PaymentIntent:
-        o = intents.intent_object(intent)
+    def of(cls, intent, o: dict | None = None) -> PaymentIntent:
+        """`o`: the intent's object when the caller has it (a create's, intents.created_object)."""
+        if o is None:
+            o = intents.intent_object(intent)
         fee = o["fee"]
         c = o.get("crypto")
         na = o["next_action"]
@@ -285,8 +287,8 @@ class PaymentIntentPayload:
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
-def _payload(intent, errors) -> PaymentIntentPayload:
-    return PaymentIntentPayload(payment_intent=PaymentIntent.of(intent) if intent else None, user_errors=errors)
+def _payload(intent, errors, o: dict | None = None) -> PaymentIntentPayload:
+    return PaymentIntentPayload(payment_intent=PaymentIntent.of(intent, o) if intent else None, user_errors=errors)
 
 
 @strawberry.type
@@ -315,7 +317,8 @@ class Mutation:
     async def payment_intent_create(self, info: Info[Context, None],
                                     input: PaymentIntentCreateInput) -> PaymentIntentPayload:
         principal = info.context.principal
-        return _payload(*await user_errors(lambda: intents.create_intent(principal=principal, data=to_data(input))))
+        intent, errors = await user_errors(lambda: intents.create_intent(principal=principal, data=to_data(input)))
+        return _payload(intent, errors, intents.created_object(intent) if intent else None)
 
     @strawberry.mutation
     async def payment_intent_confirm(self, info: Info[Context, None],

@@ -81,16 +81,30 @@ class InsufficientFunds(DomainError):
 
 # ---------------------------------------------------------------- derived values
 
-_KEYED: list = [None, None]      # (secret key, HMAC keyed with it): copied per use, not re-keyed
+_KEYED: list = [None, None, None]      # (secret key, its HMAC-SHA256 inner and outer hashes): copied per use
+
+
+def _keyed(secret: str) -> list:
+    """HMAC-SHA256 (RFC 2104) keyed once: the SHA-256 states after the key padded with ipad and
+    with opad. A signature then copies the two states (C calls) instead of an `hmac.HMAC`
+    (its copy and hexdigest are Python wrappers): 2.0 against 3.5 us. The same bytes as
+    `hmac.new(secret, msg, sha256)` (tests/test_intent_shapes.py)."""
+    key = secret.encode()
+    if len(key) > 64:                     # SHA-256's block: a longer key is hashed first
+        key = hashlib.sha256(key).digest()
+    key = key.ljust(64, b"\0")
+    return [secret, hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key))]
 
 
 def _sign(purpose: str, intent_id: str, n: int = 24) -> str:
     secret = runtime().config.secret_key
     if _KEYED[0] != secret:
-        _KEYED[:] = [secret, hmac.new(secret.encode(), digestmod=hashlib.sha256)]
-    mac = _KEYED[1].copy()
-    mac.update(f"{purpose}:{intent_id}".encode())
-    return mac.hexdigest()[:n]
+        _KEYED[:] = _keyed(secret)
+    inner = _KEYED[1].copy()
+    inner.update(f"{purpose}:{intent_id}".encode())
+    outer = _KEYED[2].copy()
+    outer.update(inner.digest())
+    return outer.hexdigest()[:n]
 
 
 def client_secret_of(intent: PaymentIntent) -> str:
@@ -382,15 +396,27 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         installments={"count": count} if count is not None and count > 1 else None,    # asked for; terms at confirm
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
+    obj = intent_object(intent)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
         intent,
         ListCount.added("intents", intent),     # the list's total, kept with the row
         *(new(IntentSplit, id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
-        events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created",
-                     obj=intent_object(intent))])
+        events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
+    intent.__dict__[_CREATED] = obj
     return intent
+
+
+_CREATED = "_created_object"    # the new intent's object, as its payment.created event carries it
+
+
+def created_object(intent: PaymentIntent) -> dict[str, Any]:
+    """The answer to a create: the object its `payment.created` event was built from, made once
+    (an intent is not changed between its write and its answer); an intent read back instead
+    (an idempotent replay) is shaped afresh."""
+    obj = intent.__dict__.get(_CREATED)
+    return obj if obj is not None else intent_object(intent)
 
 
 async def _emit(intent: PaymentIntent, type_: str) -> None:
