@@ -16,15 +16,18 @@ from tests.intents_fixtures import create
 from tests.plan_fixtures import capture, clone, generic_plan, pages
 
 
-def test_the_read_knows_the_unpaid_statuses_the_service_does():
-    assert expiry_due.UNPAID == intents.UNPAID
-
-
 async def _intents(client, merchant, n: int) -> list[str]:
     ids = []
     for i in range(n):
         ids.append((await create(client, merchant.sk, amount=1000 + i))["id"])
     return ids
+
+
+def test_the_read_names_the_statuses_of_the_index():
+    """The statement's literals are the partial index's predicate, character for character."""
+    from importlib import import_module
+    index_sql = import_module("migrations.intents.0008_open_expiry_index").Migration.operations[0].sql
+    assert index_sql.endswith("WHERE " + expiry_due.OPEN)
 
 
 async def test_intents_that_can_never_expire_are_not_read(client, merchant, clock):

@@ -18,10 +18,10 @@ from datetime import datetime
 from models import _lookup as lookup
 from models.intents import PaymentIntent
 
-UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")    # = intents.UNPAID
+UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")    # intents.UNPAID is this
 
 # The partial index's predicate (migrations/intents/0008_open_expiry_index.py has the same text).
-OPEN = ("(status IN ('requires_payment_method', 'requires_confirmation', 'requires_action') "
+OPEN = (f"(status IN ({', '.join(repr(x) for x in UNPAID)}) "
         "OR (status = 'failed' AND COALESCE(failure_code, '') <> 'expired') "
         "OR (status = 'processing' AND payment_method = 'crypto'))")
 # A Fawry reference waiting to be paid: its own job (local_methods' fawry.expire) fails it.

@@ -42,7 +42,7 @@ METHODS = methods_registry.TYPES        # the one registry: services.payments.me
 OBJECT_METHODS = METHODS + ("bank_transfer",)
 STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
             "failed", "canceled", "refunded")
-UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")
+UNPAID = expiry_due.UNPAID         # (defined where the expiry read writes them as literals)
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
