@@ -7,8 +7,8 @@ same PostgreSQL and Redis.
 
 `--key`: every request carries a fresh Idempotency-Key (wrk's Lua makes one per request), on
 both servers. `--documented`: the reference server is bench/yardstick_documented.py (the yardstick
-unchanged plus `/pay-documented`, `/pay` with the documented obligations it leaves out), and each
-round also measures `/pay-documented`: its ratio to `/pay`, and the create's to it.
+unchanged plus a documented twin of each path: `/pay-documented`, `/read-documented`, ...), and each
+round also measures the twin: its ratio to the yardstick's path, and the service's to it.
 Prints each round's req/s, p50, p99 and the ratio, then the median and range of
 the ratios. Also the CPU per request of the serving process and of the database's backends (from /proc):
 `cpu A+B ms`. Statements per create: bench/pay_count.py.
@@ -33,6 +33,13 @@ YARDSTICK = os.path.join(os.path.dirname(ROOT), "..", "shared", "perf", "yardsti
 BODY = {"amount": 10000, "currency": "TRY", "customer": {"email": "bench@example.com"},
         "payment_method": {"type": "card", "card": {"number": "4242424242424242", "exp_month": 12,
                                                     "exp_year": 2035, "cvc": "123"}}}
+INTENT_BODY = {"amount": 10000, "currency": "TRY", "payment_method": "card", "metadata": {"bench": "1"}}
+DOCUMENTED_KEY = "sk_test_" + "d0cumented" * 3     # bench/yardstick_documented.py's
+# --path: (the service's method and path, its body, the yardstick's path, the documented twin's path)
+PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", "/pay-documented"),
+         "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", "/create-documented"),
+         "read": ("GET", "/v1/payments/{intent}", None, "/read", "/read-documented?id=pay_documented000000000001"),
+         "list": ("GET", "/v1/payments?limit=20", None, "/list", "/list-documented?limit=20")}
 
 
 def yardstick_path() -> str:
@@ -42,10 +49,12 @@ def yardstick_path() -> str:
     raise SystemExit("yardstick.py not found")
 
 
-def wrk(url: str, headers: dict, seconds: int, conns: int, key: bool, tmp: str) -> dict:
+def wrk(url: str, headers: dict, seconds: int, conns: int, key: bool, tmp: str, body=BODY) -> dict:
+    """wrk at `url`: a POST of `body`, or a GET when `body` is None."""
     script = os.path.join(tmp, "pay.lua")
-    lines = ['wrk.method = "POST"', f"wrk.body = {json.dumps(json.dumps(BODY))}",
-             'wrk.headers["Content-Type"] = "application/json"']
+    lines = ['wrk.method = "GET"'] if body is None else [
+        'wrk.method = "POST"', f"wrk.body = {json.dumps(json.dumps(body))}",
+        'wrk.headers["Content-Type"] = "application/json"']
     lines += [f'wrk.headers["{k}"] = "{v}"' for k, v in headers.items()]
     if key:     # a fresh key per request: the thread's number, a counter and the run's random tag
         lines.append('local threads = 0\nfunction setup(thread)\n threads = threads + 1\n thread:set("tid", threads)\nend\n'
@@ -96,15 +105,33 @@ def cpu_run(fn, server_pid: int, *a) -> dict:
     return got
 
 
+def _prepare(path: str, base: str, auth: dict, merchant_id: str) -> str:
+    """The service's URL for `--path` (a read's intent made, a list's 1,000 intents seeded)."""
+    method, route, body, _, _ = PATHS[path]
+    if path == "read":
+        import urllib.request
+        req = urllib.request.Request(base + "/v1/payments/intent", data=json.dumps(INTENT_BODY).encode(),
+                                     headers={**auth, "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            route = route.format(intent=json.loads(resp.read())["id"])
+    elif path == "list":
+        import asyncio
+        from bench.seed_million import seed_list_rows
+        asyncio.run(seed_list_rows(os.environ["DATABASE_URL"], merchant_id, False, 1000, "intents"))
+    return base + route
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--path", choices=sorted(PATHS), default="pay")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--connections", type=int, default=32)
     ap.add_argument("--key", action="store_true")
     ap.add_argument("--documented", action="store_true",
-                    help="also /pay-documented (bench/yardstick_documented.py) in every round")
+                    help="also the path's documented twin (bench/yardstick_documented.py) in every round")
     args = ap.parse_args()
+    _, _, body, ys_route, doc_route = PATHS[args.path]
     tmp = tempfile.mkdtemp(prefix="payprof")
     env = dict(os.environ, PYTHONPATH=ROOT, QAFILA_VAR_DIR=f"{tmp}/var", QAFILA_RATE_LIMIT_SCALE="100000")
     yport, sport, crm = free_port(), free_port(), free_port()
@@ -127,35 +154,36 @@ def main() -> None:
                 demo = json.loads(line)
         wait_http(f"http://127.0.0.1:{sport}/health")
         wait_http(f"http://127.0.0.1:{yport}/ready")
-        print(f"serve pid {serve.pid} port {sport}; yardstick port {yport}; tmp {tmp}", flush=True)
+        print(f"serve pid {serve.pid} port {sport}; yardstick port {yport}; tmp {tmp}; path {args.path}", flush=True)
         auth = {"Authorization": f"Bearer {demo['secret_key']}"}
+        service_url = _prepare(args.path, f"http://127.0.0.1:{sport}", auth, demo["merchant_id"])
+        ys_url, doc_url = f"http://127.0.0.1:{yport}{ys_route}", f"http://127.0.0.1:{yport}{doc_route}"
+        doc_auth = {"Authorization": f"Bearer {DOCUMENTED_KEY}"}
         # warm both
-        wrk(f"http://127.0.0.1:{yport}/pay", {}, 2, args.connections, args.key, tmp)
-        wrk(f"http://127.0.0.1:{sport}/api/payments/create", auth, 2, args.connections, args.key, tmp)
+        wrk(ys_url, {}, 2, args.connections, args.key, tmp, body)
+        wrk(service_url, auth, 2, args.connections, args.key, tmp, body)
         if args.documented:
-            wrk(f"http://127.0.0.1:{yport}/pay-documented", {}, 2, args.connections, args.key, tmp)
+            wrk(doc_url, doc_auth, 2, args.connections, args.key, tmp, body)
         ratios, documented = [], []
         for r in range(args.rounds):
-            ref = cpu_run(wrk, procs[0].pid, f"http://127.0.0.1:{yport}/pay", {}, args.seconds, args.connections,
-                          args.key, tmp)
-            got = cpu_run(wrk, serve.pid, f"http://127.0.0.1:{sport}/api/payments/create", auth, args.seconds,
-                          args.connections, args.key, tmp)
+            ref = cpu_run(wrk, procs[0].pid, ys_url, {}, args.seconds, args.connections, args.key, tmp, body)
+            got = cpu_run(wrk, serve.pid, service_url, auth, args.seconds, args.connections, args.key, tmp, body)
             ratio = got["rps"] / ref["rps"]
             ratios.append(ratio)
-            if args.documented:     # right after the pair: the documented /pay, held to /pay; the create to it
-                doc = cpu_run(wrk, procs[0].pid, f"http://127.0.0.1:{yport}/pay-documented", {}, args.seconds,
-                              args.connections, args.key, tmp)
+            if args.documented:     # right after the pair: the documented twin, held to the path; the service to it
+                doc = cpu_run(wrk, procs[0].pid, doc_url, doc_auth, args.seconds, args.connections, args.key, tmp, body)
                 documented.append((doc["rps"] / ref["rps"], got["rps"] / doc["rps"]))
-                print(f"round {r + 1}: /pay-documented {doc['rps']:.0f} req/s p50 {doc['p50']:.1f} ms p99 "
+                print(f"round {r + 1}: {doc_route.split('?')[0]} {doc['rps']:.0f} req/s p50 {doc['p50']:.1f} ms p99 "
                       f"{doc['p99']:.1f} ms err {doc['errors']} cpu {doc['cpu_srv']:.2f}+{doc['cpu_pg']:.2f} ms | "
-                      f"{documented[-1][0]:.1%} of /pay; the create {documented[-1][1]:.1%} of it", flush=True)
-            print(f"round {r + 1}: /pay {ref['rps']:.0f} req/s p50 {ref['p50']:.1f} ms p99 {ref['p99']:.1f} ms "
-                  f"err {ref['errors']} cpu {ref['cpu_srv']:.2f}+{ref['cpu_pg']:.2f} ms | create {got['rps']:.0f} req/s p50 {got['p50']:.1f} ms "
-                  f"p99 {got['p99']:.1f} ms err {got['errors']} cpu {got['cpu_srv']:.2f}+{got['cpu_pg']:.2f} ms | ratio {ratio:.1%}", flush=True)
+                      f"{documented[-1][0]:.1%} of {ys_route}; the service {documented[-1][1]:.1%} of it", flush=True)
+            print(f"round {r + 1}: {ys_route} {ref['rps']:.0f} req/s p50 {ref['p50']:.1f} ms p99 {ref['p99']:.1f} ms "
+                  f"err {ref['errors']} cpu {ref['cpu_srv']:.2f}+{ref['cpu_pg']:.2f} ms | service {got['rps']:.0f} req/s "
+                  f"p50 {got['p50']:.1f} ms p99 {got['p99']:.1f} ms err {got['errors']} "
+                  f"cpu {got['cpu_srv']:.2f}+{got['cpu_pg']:.2f} ms | ratio {ratio:.1%}", flush=True)
         print(f"median ratio {statistics.median(ratios):.1%} (range {min(ratios):.1%} - {max(ratios):.1%}); "
               f"key={'yes' if args.key else 'no'}")
         if documented:
-            for i, label in ((0, "/pay-documented of /pay"), (1, "the create of /pay-documented")):
+            for i, label in ((0, f"{doc_route.split('?')[0]} of {ys_route}"), (1, f"the service of {doc_route.split('?')[0]}")):
                 vals = [d[i] for d in documented]
                 print(f"median {label}: {statistics.median(vals):.1%} (range {min(vals):.1%} - {max(vals):.1%})")
         if os.environ.get("PAY_PROFILE_HOLD"):

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""The yardstick's `/pay` with what the documented answer of `POST /api/payments/create` obliges and
-`/pay` leaves out, done just as barely (issue 26). By hand, not in CI.
+"""What the documented answers oblige and the yardstick's paths leave out, done just as barely
+(issue 26). By hand, not in CI.
 
     DATABASE_URL=... REDIS_URL=... python bench/yardstick_documented.py PORT
 
 It serves ../shared/perf/yardstick.py unchanged (its module, its routes, its gate, headers and access
-line) plus `POST /pay-documented`, which takes the same body as `/pay` and does, in two statements:
+line) plus one documented twin of each of its paths, measured by bench/pay_profile.py --path:
+
+`POST /pay-documented` takes the same body as `/pay` and does, in two statements:
 
   the read   the risk signals the documented `risk_score` is made of (the merchant's last 50
              successful payments in the currency, the card's payments of the last 10 minutes
@@ -24,6 +26,27 @@ line) plus `POST /pay-documented`, which takes the same body as `/pay` and does,
   the answer the documented payment's 21 top-level fields (payment_method.card with expiry and
              fingerprint, routing_decision, risk_score, receipt_url, ...).
 
+`GET /read-documented`, `GET /list-documented` and `POST /create-documented` are `/read`, `/list`
+and `/create` as `GET /v1/payments/:id`, `GET /v1/payments?limit=20` and `POST /v1/payments/intent`
+document them (payment-intents-v1.md), each still one statement:
+
+  every one  the caller named by its bearer key: the `Authorization` header read, checked and
+             hashed (SHA-256), and the yardstick's gate keyed by that digest (the yardstick's gate
+             reads one fixed key whatever is sent: a request with no key is answered);
+  the read   the intent scoped to the key's merchant and mode, with every column of the documented
+             object, and its receipt (`receipt_url`, documented on confirm) joined; its status as of
+             now (an unpaid intent past `expires_at` is not shown unpaid);
+  the list   the same for a page of 20 (with `limit` and `starting_after` read and checked), the
+             total from the 16 counter slots in the same statement, as `/list`;
+  the create the body checked field by field (the documented amount, currency, payment_method and
+             metadata limits), the merchant's market (its home currency for the conversion fee, its
+             weekend for "next business day"), the fee with its breakdown, and the intent, its
+             counter slot and its `payment.created` event carrying the documented object, in one
+             statement, as `/create`;
+  the object each answer's intent is the documented payment intent: `client_secret`
+             (HMAC-SHA256 of the id), the `fee` object with its breakdown, `amount_received`,
+             `merchant_id`, `order_id`, `next_action`, `receipt_url`, ISO 8601 UTC timestamps.
+
 Generous to the reference, as a floor should be: no foreign keys, only the indexes the create's own
 reads (one per signal, every equality in it) and the documented list need, no idempotency, no provider call, no webhook fan-out or e-mail
 worker running beside it. Tables perf_documented_* in the given database.
@@ -41,6 +64,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import orjson
+from aiohttp import web
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -112,6 +136,17 @@ CREATE TABLE IF NOT EXISTS perf_documented_rollups (merchant_id text NOT NULL, l
 CREATE TABLE IF NOT EXISTS perf_documented_latency (merchant_id text NOT NULL, livemode boolean NOT NULL,
     day date NOT NULL, provider text NOT NULL, bucket int NOT NULL, n bigint NOT NULL,
     PRIMARY KEY (merchant_id, livemode, day, provider, bucket));
+CREATE TABLE IF NOT EXISTS perf_documented_intents (id text PRIMARY KEY, merchant_id text NOT NULL,
+    livemode boolean NOT NULL, status text NOT NULL, amount bigint NOT NULL, currency text NOT NULL,
+    amount_received bigint NOT NULL, payment_method text NOT NULL, fee_amount bigint NOT NULL,
+    fee_rate text NOT NULL, fee_processing bigint NOT NULL, fee_conversion bigint NOT NULL,
+    fee_network bigint NOT NULL, net_amount bigint NOT NULL, settlement_date date NOT NULL, order_id text,
+    metadata jsonb, crypto jsonb, next_action jsonb, succeeded_at timestamptz, created_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL);
+CREATE INDEX IF NOT EXISTS perf_documented_intents_page
+    ON perf_documented_intents (merchant_id, livemode, created_at DESC, id DESC);
+CREATE TABLE IF NOT EXISTS perf_documented_counts (merchant_id text NOT NULL, livemode boolean NOT NULL,
+    slot int NOT NULL, n bigint NOT NULL, PRIMARY KEY (merchant_id, livemode, slot));
 """
 
 READ_SQL = """SELECT h.n AS history_n, h.total AS history_total, c.n AS card_n, c.failed AS card_failed,
@@ -183,7 +218,8 @@ def _tier(n: int, tiers) -> int:
 
 
 def _iso(ts: datetime) -> str:
-    return ts.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ" % (ts.year, ts.month, ts.day, ts.hour, ts.minute, ts.second,
+                                                    ts.microsecond // 1000)
 
 
 async def _pay_documented(request, merchant):
@@ -265,9 +301,226 @@ async def _start_documented(app):
         await c.execute(SCHEMA)
         await c.execute("INSERT INTO perf_documented_merchants VALUES ($1, 'TR') ON CONFLICT DO NOTHING", ys.MERCHANT)
 
+# ---------------------------------------------------------------- the documented /v1 intent paths
+
+DOCUMENTED_KEY = "sk_test_" + "d0cumented" * 3        # the bearer key the documented paths are called with
+SECRET = b"s" * 32                                     # client_secret's HMAC key
+UNPAID = frozenset({"requires_payment_method", "requires_confirmation", "requires_action"})
+METHOD_RATES = {"card": ("0.029", 290), "crypto": ("0.01", 100), "cod": ("0.02", 200), "qr": ("0.019", 190),
+                "tap_to_pay": ("0.025", 250)}      # (rate as documented, per 10,000)
+CURRENCIES = {"TRY": 2, "SAR": 2, "AED": 2, "KWD": 3, "QAR": 2, "EGP": 2, "IQD": 3, "BHD": 3, "OMR": 3, "JOD": 3}
+HOME = {"TR": "TRY", "SA": "SAR", "AE": "AED", "KW": "KWD", "QA": "QAR", "EG": "EGP", "IQ": "IQD"}
+WEEKEND = {"TR": (5, 6), "SA": (4, 5), "AE": (5, 6), "KW": (4, 5), "QA": (4, 5), "EG": (4, 5), "IQ": (4, 5)}
+DOC_COLS = ("id, status, amount, currency, amount_received, payment_method, fee_amount, fee_rate, fee_processing, "
+            "fee_conversion, fee_network, net_amount, settlement_date, order_id, metadata, crypto, next_action, "
+            "succeeded_at, created_at, expires_at, livemode, merchant_id")
+DOC_READ_SQL = (f"SELECT {', '.join('i.' + c.strip() for c in DOC_COLS.split(','))}, r.id AS receipt_id "
+                "FROM perf_documented_intents i LEFT JOIN perf_documented_receipts r ON r.payment_id = i.id "
+                "WHERE i.id = $1 AND i.merchant_id = $2 AND i.livemode = $3")
+_PAGE = """SELECT {cols},
+    (SELECT r.id FROM perf_documented_receipts r WHERE r.payment_id = i.id) AS receipt_id,
+    (SELECT coalesce(sum(n), 0)::bigint FROM perf_documented_counts WHERE merchant_id = $1 AND livemode = $2) AS total
+  FROM perf_documented_intents i WHERE i.merchant_id = $1 AND i.livemode = $2{after}
+  ORDER BY i.created_at DESC, i.id DESC LIMIT $3"""
+_COLS = ", ".join("i." + c.strip() for c in DOC_COLS.split(","))
+DOC_LIST_SQL = _PAGE.format(cols=_COLS, after="")
+DOC_LIST_AFTER_SQL = _PAGE.format(cols=_COLS, after="""
+  AND (i.created_at, i.id) < (SELECT created_at, id FROM perf_documented_intents
+                              WHERE id = $4 AND merchant_id = $1 AND livemode = $2)""")
+DOC_CREATE_SQL = """WITH i AS (
+    INSERT INTO perf_documented_intents (id, merchant_id, livemode, status, amount, currency, amount_received,
+        payment_method, fee_amount, fee_rate, fee_processing, fee_conversion, fee_network, net_amount,
+        settlement_date, order_id, metadata, created_at, expires_at)
+    VALUES ($1, $2, $3, 'requires_payment_method', $4, $5, 0, $6, $7, $8, $9, $10, 0, $11, $12, $13, $14, $15, $16)
+    RETURNING id),
+  c AS (INSERT INTO perf_documented_counts VALUES ($2, $3, $17, 1)
+        ON CONFLICT (merchant_id, livemode, slot) DO UPDATE SET n = perf_documented_counts.n + 1),
+  e AS (INSERT INTO perf_ceiling_events (id, merchant_id, type, payload) SELECT $18, $2, 'payment.created', $19 FROM i)
+SELECT id FROM i"""
+DOC_MERCHANT = "mer_documented000000000001"
+
+
+class Refused(Exception):
+    def __init__(self, status: int, message: str, param: str | None = None):
+        super().__init__(message)
+        self.status, self.message, self.param = status, message, param
+
+
+async def keyed_answer(request, handler, status=200):
+    """The yardstick's `answer` (the gate, the headers, the access line), with the caller named by
+    its bearer key: the header read and checked, the key hashed, the gate keyed by the digest."""
+    t0 = time.perf_counter()
+    auth = request.headers.get("Authorization", "")
+    token = auth[7:] if auth.startswith("Bearer ") else ""
+    rid = ys.new_id("req_")
+    try:
+        if not token.startswith(("sk_test_", "sk_live_")) or len(token) > 100:
+            raise Refused(401, "Invalid API key")
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        entry, n = await request.app["gate"](keys=[f"perf:key:{digest}", f"perf:count:{digest}"])
+        if entry is None:
+            raise Refused(401, "Invalid API key")
+        _, merchant, _, mode = entry.split("|")
+        body = await handler(request, merchant, mode == "live")
+        headers = {"X-Request-Id": rid, "X-RateLimit-Limit": str(ys.LIMIT),
+                   "X-RateLimit-Remaining": str(max(0, ys.LIMIT - n))}
+    except Refused as exc:
+        status, headers = exc.status, {"X-Request-Id": rid}
+        body = {"error": {"message": exc.message, "param": exc.param, "request_id": rid}}
+    resp = web.Response(body=orjson.dumps(body), status=status, content_type="application/json", headers=headers)
+    request.app["log"].write(f"{datetime.now(timezone.utc).isoformat()} {request.method} {request.path} "
+                             f"{status} {(time.perf_counter() - t0) * 1000:.2f}ms {rid}\n")
+    return resp
+
+
+_INNER = hashlib.sha256(bytes(b ^ 0x36 for b in SECRET.ljust(64, b"\0")))    # HMAC's two keyed states, made once
+_OUTER = hashlib.sha256(bytes(b ^ 0x5C for b in SECRET.ljust(64, b"\0")))
+
+
+def _client_secret(intent_id: str) -> str:
+    inner = _INNER.copy()
+    inner.update(intent_id.encode())
+    outer = _OUTER.copy()
+    outer.update(inner.digest())
+    return f"{intent_id}_secret_{outer.hexdigest()[:24]}"
+
+
+def _intent_object(r, host: str, now: datetime) -> dict:
+    """The documented payment intent from its row (a record or a dict of the same columns)."""
+    iid, status = r["id"], r["status"]
+    if status in UNPAID and r["expires_at"] <= now:
+        status = "canceled"
+    obj = {"id": iid, "object": "payment_intent", "status": status, "amount": r["amount"],
+           "currency": r["currency"], "amount_received": r["amount_received"], "payment_method": r["payment_method"],
+           "checkout_url": f"http://{host}/pay/{iid}", "client_secret": _client_secret(iid),
+           "fee": {"amount": r["fee_amount"], "currency": r["currency"], "rate": r["fee_rate"],
+                   "breakdown": {"processing": r["fee_processing"], "currency_conversion": r["fee_conversion"],
+                                 "network": r["fee_network"]}},
+           "net_amount": r["net_amount"], "settlement_date": r["settlement_date"].isoformat(),
+           "merchant_id": r["merchant_id"], "order_id": r["order_id"], "metadata": r["metadata"] or {},
+           "created_at": _iso(r["created_at"]), "expires_at": _iso(r["expires_at"]), "livemode": r["livemode"],
+           "next_action": r["next_action"],
+           "succeeded_at": _iso(r["succeeded_at"]) if r["succeeded_at"] is not None else None,
+           "receipt_url": f"http://{host}/pay/{iid}/receipt/{r['receipt_id']}" if r["receipt_id"] else None}
+    if r["crypto"] is not None:
+        obj["crypto"] = r["crypto"]
+    return obj
+
+
+async def _read_documented(request, merchant, livemode):
+    iid = request.query.get("id", "pay_documented000000000001")
+    if not iid.startswith("pay_") or len(iid) > 64:
+        raise Refused(404, "No such payment", "id")
+    row = await request.app["pool"].fetchrow(DOC_READ_SQL, iid, merchant, livemode)
+    if row is None:
+        raise Refused(404, "No such payment", "id")
+    return _intent_object(row, request.host, datetime.now(timezone.utc))
+
+
+async def _list_documented(request, merchant, livemode):
+    q = request.query
+    raw = q.get("limit", "20")
+    if not raw.isdigit() or not 1 <= int(raw) <= 100:
+        raise Refused(400, "limit must be an integer from 1 to 100", "limit")
+    limit, after = int(raw), q.get("starting_after")
+    if after is not None and (not after.startswith("pay_") or len(after) > 64):
+        raise Refused(400, "starting_after must be a payment id", "starting_after")
+    pool = request.app["pool"]
+    rows = await (pool.fetch(DOC_LIST_SQL, merchant, livemode, limit + 1) if after is None
+                  else pool.fetch(DOC_LIST_AFTER_SQL, merchant, livemode, limit + 1, after))
+    now, host = datetime.now(timezone.utc), request.host
+    data = [_intent_object(r, host, now) for r in rows[:limit]]
+    more = len(rows) > limit
+    return {"object": "list", "data": data, "has_more": more, "next_cursor": data[-1]["id"] if more else None,
+            "total_count": rows[0]["total"] if rows else 0}
+
+
+def _next_business_day(day, country: str):
+    weekend = WEEKEND.get(country, (5, 6))
+    day += timedelta(days=1)
+    while day.weekday() in weekend:
+        day += timedelta(days=1)
+    return day
+
+
+async def _create_documented(request, merchant, livemode):
+    try:
+        b = orjson.loads(await request.read())
+    except orjson.JSONDecodeError:
+        raise Refused(400, "The body is not JSON") from None
+    if not isinstance(b, dict):
+        raise Refused(400, "The body must be an object")
+    currency, amount, method = b.get("currency"), b.get("amount"), b.get("payment_method")
+    if currency not in CURRENCIES:
+        raise Refused(400, "currency is not supported", "currency")
+    if type(amount) is not int or not 0 < amount <= 10 ** (9 + CURRENCIES[currency]):
+        raise Refused(400, "amount must be a positive integer in minor units", "amount")
+    if method not in METHOD_RATES:
+        raise Refused(400, "payment_method is not supported", "payment_method")
+    metadata = b.get("metadata")
+    if metadata is not None:
+        if not isinstance(metadata, dict) or len(metadata) > 50:
+            raise Refused(400, "metadata must be an object of at most 50 keys", "metadata")
+        for k, v in metadata.items():
+            if not 1 <= len(k) <= 40 or not isinstance(v, str) or len(v) > 500:
+                raise Refused(400, f"metadata.{k} is not a string of at most 500 characters", f"metadata.{k}")
+    order_id = b.get("order_id")
+    if order_id is not None and (not isinstance(order_id, str) or len(order_id) > 200):
+        raise Refused(400, "order_id must be a string of at most 200 characters", "order_id")
+    country = request.app["markets"][merchant]
+    rate, per = METHOD_RATES[method]
+    processing = amount * per // 10000
+    conversion = 0 if HOME.get(country) == currency else amount // 100
+    fee = processing + conversion
+    now = datetime.now(timezone.utc)
+    iid = ys.new_id("pay_")
+    row = {"id": iid, "status": "requires_payment_method", "amount": amount, "currency": currency,
+           "amount_received": 0, "payment_method": method, "fee_amount": fee, "fee_rate": rate,
+           "fee_processing": processing, "fee_conversion": conversion, "fee_network": 0, "net_amount": amount - fee,
+           "settlement_date": _next_business_day(now.date(), country), "order_id": order_id, "metadata": metadata,
+           "crypto": None, "next_action": None, "succeeded_at": None, "created_at": now,
+           "expires_at": now + timedelta(hours=1), "livemode": livemode, "merchant_id": merchant, "receipt_id": None}
+    obj = _intent_object(row, request.host, now)
+    await request.app["pool"].fetchval(
+        DOC_CREATE_SQL, iid, merchant, livemode, amount, currency, method, fee, rate, processing, conversion,
+        amount - fee, row["settlement_date"], order_id, metadata, now, row["expires_at"], random.randrange(16),
+        ys.new_id("evt_"), obj)
+    return obj
+
+
+async def read_documented(request):
+    return await keyed_answer(request, _read_documented)
+
+
+async def list_documented(request):
+    return await keyed_answer(request, _list_documented)
+
+
+async def create_documented(request):
+    return await keyed_answer(request, _create_documented, 201)
+
+
+async def _start_intents(app):
+    """The documented key in the gate, the merchant's market, and 1,000 intents (as `/list` has)."""
+    digest = hashlib.sha256(DOCUMENTED_KEY.encode()).hexdigest()
+    await app["redis"].set(f"perf:key:{digest}", f"key_d|{DOC_MERCHANT}|secret|test")
+    async with app["pool"].acquire() as c:
+        await c.execute("INSERT INTO perf_documented_merchants VALUES ($1, 'TR') ON CONFLICT DO NOTHING", DOC_MERCHANT)
+        app["markets"] = {r["id"]: r["country"] for r in await c.fetch("SELECT id, country FROM perf_documented_merchants")}
+        now = datetime.now(timezone.utc)
+        rows = [(f"pay_documented{i:012d}", DOC_MERCHANT, False, "requires_payment_method", 10000 + i, "TRY", 0,
+                 "card", 290, "0.029", 290, 0, 0, 9710 + i, now.date() + timedelta(days=1), None, {"bench": "1"},
+                 now - timedelta(seconds=i), now + timedelta(hours=1) - timedelta(seconds=i)) for i in range(1, 1001)]
+        cols = ("id, merchant_id, livemode, status, amount, currency, amount_received, payment_method, fee_amount, "
+                "fee_rate, fee_processing, fee_conversion, fee_network, net_amount, settlement_date, order_id, "
+                "metadata, created_at, expires_at")
+        await c.executemany(f"INSERT INTO perf_documented_intents ({cols}) VALUES "
+                            f"({', '.join(f'${i + 1}' for i in range(19))})", rows)
+        await c.execute("INSERT INTO perf_documented_counts VALUES ($1, false, 0, 1000)", DOC_MERCHANT)
+        await c.execute("ANALYZE perf_documented_intents")
+
 
 def main() -> None:
-    from aiohttp import web
     try:
         import uvloop
         import asyncio
@@ -277,6 +530,7 @@ def main() -> None:
     app = web.Application()
     app.on_startup.append(ys.start)
     app.on_startup.append(_start_documented)
+    app.on_startup.append(_start_intents)
     app.on_cleanup.append(ys.stop)
     app.router.add_get("/ready", ys.ready)
     app.router.add_get("/read", ys.read)
@@ -284,6 +538,9 @@ def main() -> None:
     app.router.add_post("/create", ys.create)
     app.router.add_post("/pay", ys.pay)
     app.router.add_post("/pay-documented", pay_documented)
+    app.router.add_get("/read-documented", read_documented)
+    app.router.add_get("/list-documented", list_documented)
+    app.router.add_post("/create-documented", create_documented)
     web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
 
 
