@@ -26,6 +26,12 @@ p50 of `GET /api/balance`, `/api/analytics`, `/api/analytics/revenue` and `/api/
 at 4 connections. The table printed is issue 26's (path, reference, ratio median and range, goal,
 met?) with req/s, p50/p99 and errors, then the tail check: every p99 within 3 x its p50 or 1.5 x its
 reference's p99. `--check` exits 1 when a goal is missed: for use by hand, never in CI.
+`--twins` serves the yardstick through bench/yardstick_documented.py (the module unchanged, plus a
+documented twin of `/read`, `/list`, `/create` and `/pay`: the path with what the documented answer
+obliges and the path leaves out, done as barely) and measures each of the four `/v1` and `/api`
+paths that has a twin once more right after itself, against its twin: a second table gives the
+service's ratio to the twin and the twin's to the yardstick's path (no goals: the issue's are
+against the yardstick).
 Before each pair the machine is left to finish the background work the previous load left behind
 (`settle`, at most --settle seconds); a path follows its yardstick path at once (the yardstick leaves
 no work behind, and a shared machine drifts within seconds). Load: wrk at 32 connections (installed from Debian
@@ -255,6 +261,11 @@ YARDSTICK = _yardstick()
 # The yardstick's paths: (method, path, whose body it takes: the service path it is held against)
 REFERENCES = {"read": ("GET", "/read"), "list": ("GET", "/list"), "create": ("POST", "/create"),
               "pay": ("POST", "/pay")}
+# The documented twins (bench/yardstick_documented.py, --twins): scenario -> (method, path) of its twin.
+TWINS = {"v1 intent retrieve": ("GET", "/read-documented?id=pay_documented000000000001"),
+         "v1 intent list": ("GET", "/list-documented?limit=20"), "v1 intent create": ("POST", "/create-documented"),
+         "POST /api/payments/create": ("POST", "/pay-documented")}
+TWIN_KEY = "sk_test_" + "d0cumented" * 3        # the key the twins answer (bench/yardstick_documented.py)
 # (scenario, against, goal), issue 26: `against` is a yardstick path or another scenario's name
 # (a GraphQL operation against the REST path doing the same, measured just before it).
 GOALS = [
@@ -468,6 +479,24 @@ def table(results: dict, at_scale: dict, money: dict, rows: int, money_rows: int
     return missed
 
 
+def twin_table(twins: dict) -> None:
+    """--twins: each path against its documented twin, and the twin against the yardstick's path."""
+    print("\n| path | its documented twin | the path, of the twin: median (rounds' range) | the twin, of the "
+          "yardstick's path | req/s (twin's) | CPU us/request (twin's) |")
+    print("|---|---|---|---|---|---|")
+    for name, rounds in twins.items():
+        of_twin = [g["rps"] / t["rps"] for g, t, _ in rounds]
+        twin_of = [t["rps"] / r["rps"] for _, t, r in rounds if r]
+        label = LABELS.get(name, name)
+        path = TWINS[name][1].split("?")[0]
+        twin_cell = f"{_pct(statistics.median(twin_of))} ({_range(twin_of)})" if twin_of else "-"
+        print(f"| {label} | `{path}` | {_pct(statistics.median(of_twin))} ({_range(of_twin)}) | {twin_cell} | "
+              f"{statistics.median(g['rps'] for g, _, _ in rounds):,.0f} "
+              f"({statistics.median(t['rps'] for _, t, _ in rounds):,.0f}) | "
+              f"{statistics.median(g['cpu_us'] for g, _, _ in rounds):,.0f} "
+              f"({statistics.median(t['cpu_us'] for _, t, _ in rounds):,.0f}) |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5)
@@ -484,6 +513,8 @@ def main() -> None:
     parser.add_argument("--money-merchant", default="", help="a merchant seeded by bench/seed_million.py before")
     parser.add_argument("--settle", type=float, default=20.0,
                         help="at most this many seconds to wait for a quiet machine before each measurement")
+    parser.add_argument("--twins", action="store_true",
+                        help="also measure the paths that have one against their documented twin")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     args = parser.parse_args()
     # stopped with SIGTERM: still stop the service and the yardstick (the `finally` below)
@@ -508,7 +539,10 @@ def main() -> None:
                 raise SystemExit(f"bench: the yardstick is missing ({YARDSTICK})")
             asyncio.run(_reset_yardstick(dsn))
             ys_port = free_port()
-            yardstick = _spawn_group([sys.executable, YARDSTICK, str(ys_port)], log=f"{tmp}/yardstick.log")
+            server = [sys.executable, os.path.join(HERE, "yardstick_documented.py")] if args.twins else [
+                sys.executable, YARDSTICK]
+            os.environ.setdefault("QAFILA_YARDSTICK", YARDSTICK)       # the twins' server loads this module
+            yardstick = _spawn_group([*server, str(ys_port)], log=f"{tmp}/yardstick.log")
             ys_base = f"http://127.0.0.1:{ys_port}"
             wait_http(ys_base + "/ready")
             wait_http(ys_base + "/read")
@@ -517,7 +551,8 @@ def main() -> None:
                 asyncio.run(seed_list_rows(dsn, merchant["merchant_id"], False, 1000, kind))
         print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
               f"{args.concurrency} connections, {args.seconds:.0f} s per path, {args.rounds} round(s); "
-              f"{args.workers} serving process(es) and the yardstick ({YARDSTICK}); event loop: {_loop_name()}; "
+              f"{args.workers} serving process(es) and the yardstick ({YARDSTICK}"
+              f"{', with its documented twins' if args.twins else ''}); event loop: {_loop_name()}; "
               f"{os.cpu_count()} CPUs: {_cpu_model()}", flush=True)
         if ys_base:
             print(f"(the lists start at {_list_sizes(base, merchant['secret_key'], ys_base)})", flush=True)
@@ -549,9 +584,19 @@ def main() -> None:
                   f"cpu {got['cpu_us']:5.0f} us/req err {got['errors']}"
                   + (f"  reference {ref['rps']:8.0f}/s p99 {ref['p99_ms']:6.1f} cpu {ref['cpu_us']:5.0f} us/req: {mark}"
                      if ref else ""), flush=True)
+            # and its documented twin, once the work the path left behind is done (a create's webhooks)
+            if args.twins and ys_base and s["name"] in TWINS:
+                method, path = TWINS[s["name"]]
+                got["twin"] = one(ys_base + path, {**s, "key": TWIN_KEY, "method": method,
+                                                   "body": s.get("body") if method == "POST" else None})
+                twins.setdefault(s["name"], []).append((got, got["twin"], ref))
+                print(f"  {'(its documented twin)':36} {got['twin']['rps']:8.0f}/s p50 {got['twin']['p50_ms']:6.1f} "
+                      f"p99 {got['twin']['p99_ms']:6.1f} cpu {got['twin']['cpu_us']:5.0f} us/req: the path "
+                      f"{got['rps'] / got['twin']['rps']:.0%} of it", flush=True)
             return got, ref
 
         per_round: dict[str, list[tuple[dict, dict | None]]] = {}
+        twins: dict[str, list[tuple[dict, dict, dict | None]]] = {}
         for r in range(args.rounds):
             print(f"round {r + 1}", flush=True)
             done: dict[str, dict] = {}
@@ -599,6 +644,8 @@ def main() -> None:
                 with urllib.request.urlopen(req, timeout=60) as resp:
                     money_rows = json.loads(resp.read())["total"]
         missed = table(results, at_scale, money, args.rows, money_rows)
+        if twins:
+            twin_table(twins)
     finally:
         if service:
             service.terminate()
