@@ -39,7 +39,10 @@ async def post(client, key, path, body=None, *, expect=200):
 
 
 async def set_country(merchant_id: str, country: str) -> None:
+    """As PUT /api/merchant does it: the country, and the process's cached market forgotten."""
+    from services.money import markets
     await Merchant.filter(id=merchant_id).update(country=country)
+    markets.forget(merchant_id)
 
 
 def err(data) -> tuple:

