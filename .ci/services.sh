@@ -32,3 +32,15 @@ start_services() {
   export QAFILA_CI_DATABASE_URL="postgres://postgres:postgres@127.0.0.1:${port}/qafila_test"
   export QAFILA_CI_REDIS_URL="redis://127.0.0.1:6379/0"
 }
+
+# An empty test database and Redis db for a CI run: the suite's data (and the scheduler work it
+# leaves due) does not pile up from one run to the next on a machine that keeps its PostgreSQL.
+# A test that runs the scheduler's global pass over everything due took minutes on a database
+# filled by dozens of earlier runs; a clean machine starts empty anyway.
+fresh_test_database() {
+  local aspg="runuser -u postgres --"
+  [ "$(id -u)" = 0 ] || aspg="sudo -u postgres"
+  $aspg dropdb --if-exists --force qafila_test
+  $aspg createdb qafila_test
+  redis-cli -p 6379 -n 0 flushdb >/dev/null
+}
