@@ -27,6 +27,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from bench import twins  # noqa: E402
 from bench.run import free_port, wait_http  # noqa: E402
 
 YARDSTICK = os.path.join(os.path.dirname(ROOT), "..", "shared", "perf", "yardstick.py")
@@ -34,12 +35,11 @@ BODY = {"amount": 10000, "currency": "TRY", "customer": {"email": "bench@example
         "payment_method": {"type": "card", "card": {"number": "4242424242424242", "exp_month": 12,
                                                     "exp_year": 2035, "cvc": "123"}}}
 INTENT_BODY = {"amount": 10000, "currency": "TRY", "payment_method": "card", "metadata": {"bench": "1"}}
-DOCUMENTED_KEY = "sk_test_" + "d0cumented" * 3     # bench/yardstick_documented.py's
 # --path: (the service's method and path, its body, the yardstick's path, the documented twin's path)
-PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", "/pay-documented"),
-         "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", "/create-documented"),
-         "read": ("GET", "/v1/payments/{intent}", None, "/read", "/read-documented?id=pay_documented000000000001"),
-         "list": ("GET", "/v1/payments?limit=20", None, "/list", "/list-documented?limit=20")}
+PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", twins.ROUTES["pay"][1]),
+         "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", twins.ROUTES["create"][1]),
+         "read": ("GET", "/v1/payments/{intent}", None, "/read", twins.ROUTES["read"][1]),
+         "list": ("GET", "/v1/payments?limit=20", None, "/list", twins.ROUTES["list"][1])}
 
 
 def yardstick_path() -> str:
@@ -158,7 +158,7 @@ def main() -> None:
         auth = {"Authorization": f"Bearer {demo['secret_key']}"}
         service_url = _prepare(args.path, f"http://127.0.0.1:{sport}", auth, demo["merchant_id"])
         ys_url, doc_url = f"http://127.0.0.1:{yport}{ys_route}", f"http://127.0.0.1:{yport}{doc_route}"
-        doc_auth = {"Authorization": f"Bearer {DOCUMENTED_KEY}"}
+        doc_auth = {"Authorization": f"Bearer {twins.KEY}"}
         # warm both
         wrk(ys_url, {}, 2, args.connections, args.key, tmp, body)
         wrk(service_url, auth, 2, args.connections, args.key, tmp, body)

@@ -61,6 +61,11 @@ import time
 
 import aiohttp
 
+try:                                    # imported as bench.run (bench/pay_profile.py)
+    from bench import twins as twins_
+except ImportError:                     # run as a script, or imported from bench/ (bench/ab_trees.py)
+    import twins as twins_
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -262,10 +267,8 @@ YARDSTICK = _yardstick()
 REFERENCES = {"read": ("GET", "/read"), "list": ("GET", "/list"), "create": ("POST", "/create"),
               "pay": ("POST", "/pay")}
 # The documented twins (bench/yardstick_documented.py, --twins): scenario -> (method, path) of its twin.
-TWINS = {"v1 intent retrieve": ("GET", "/read-documented?id=pay_documented000000000001"),
-         "v1 intent list": ("GET", "/list-documented?limit=20"), "v1 intent create": ("POST", "/create-documented"),
-         "POST /api/payments/create": ("POST", "/pay-documented")}
-TWIN_KEY = "sk_test_" + "d0cumented" * 3        # the key the twins answer (bench/yardstick_documented.py)
+TWINS = {"v1 intent retrieve": twins_.ROUTES["read"], "v1 intent list": twins_.ROUTES["list"],
+         "v1 intent create": twins_.ROUTES["create"], "POST /api/payments/create": twins_.ROUTES["pay"]}
 # (scenario, against, goal), issue 26: `against` is a yardstick path or another scenario's name
 # (a GraphQL operation against the REST path doing the same, measured just before it).
 GOALS = [
@@ -587,7 +590,7 @@ def main() -> None:
             # and its documented twin, once the work the path left behind is done (a create's webhooks)
             if args.twins and ys_base and s["name"] in TWINS:
                 method, path = TWINS[s["name"]]
-                got["twin"] = one(ys_base + path, {**s, "key": TWIN_KEY, "method": method,
+                got["twin"] = one(ys_base + path, {**s, "key": twins_.KEY, "method": method,
                                                    "body": s.get("body") if method == "POST" else None})
                 twins.setdefault(s["name"], []).append((got, got["twin"], ref))
                 print(f"  {'(its documented twin)':36} {got['twin']['rps']:8.0f}/s p50 {got['twin']['p50_ms']:6.1f} "

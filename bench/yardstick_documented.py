@@ -66,6 +66,8 @@ from datetime import datetime, timedelta, timezone
 import orjson
 from aiohttp import web
 
+import twins
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -303,7 +305,6 @@ async def _start_documented(app):
 
 # ---------------------------------------------------------------- the documented /v1 intent paths
 
-DOCUMENTED_KEY = "sk_test_" + "d0cumented" * 3        # the bearer key the documented paths are called with
 SECRET = b"s" * 32                                     # client_secret's HMAC key
 UNPAID = frozenset({"requires_payment_method", "requires_confirmation", "requires_action"})
 METHOD_RATES = {"card": ("0.029", 290), "crypto": ("0.01", 100), "cod": ("0.02", 200), "qr": ("0.019", 190),
@@ -408,7 +409,7 @@ def _intent_object(r, host: str, now: datetime) -> dict:
 
 
 async def _read_documented(request, merchant, livemode):
-    iid = request.query.get("id", "pay_documented000000000001")
+    iid = request.query.get("id", twins.READ_ID)
     if not iid.startswith("pay_") or len(iid) > 64:
         raise Refused(404, "No such payment", "id")
     row = await request.app["pool"].fetchrow(DOC_READ_SQL, iid, merchant, livemode)
@@ -502,7 +503,7 @@ async def create_documented(request):
 
 async def _start_intents(app):
     """The documented key in the gate, the merchant's market, and 1,000 intents (as `/list` has)."""
-    digest = hashlib.sha256(DOCUMENTED_KEY.encode()).hexdigest()
+    digest = hashlib.sha256(twins.KEY.encode()).hexdigest()
     await app["redis"].set(f"perf:key:{digest}", f"key_d|{DOC_MERCHANT}|secret|test")
     async with app["pool"].acquire() as c:
         await c.execute("INSERT INTO perf_documented_merchants VALUES ($1, 'TR') ON CONFLICT DO NOTHING", DOC_MERCHANT)
