@@ -139,9 +139,9 @@ def metrics() -> Metrics:
 async def outbox_age_seconds(now) -> float:
     """The age of the oldest event not yet delivered to every endpoint: not fanned out yet, or
     with a delivery still pending. 0 when all is delivered."""
-    from models.events import Event
+    from models.events import EventWaiting
     from models.webhooks import WebhookDelivery
-    oldest = [*await Event.filter(fanned_out=False).order_by("created_at").limit(1).values_list("created_at", flat=True),
+    oldest = [*await EventWaiting.all().order_by("created_at").limit(1).values_list("created_at", flat=True),
               *await WebhookDelivery.filter(state="pending").order_by("created_at").limit(1)
               .values_list("created_at", flat=True)]
     return max(0.0, (now - min(oldest)).total_seconds()) if oldest else 0.0

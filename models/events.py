@@ -14,10 +14,23 @@ class Event(Model):
     object_id = fields.CharField(max_length=40, null=True)        # the id of data.object
     data = fields.JSONField()                                     # data.object
     created_at = fields.DatetimeField()
-    # Set once the webhook fan-out has created the event's deliveries: the fan-out reads only the
-    # events still waiting (over this index), not every recent event.
-    fanned_out = fields.BooleanField(default=False, db_default=False)
 
     class Meta:
         table = "events"
-        indexes = (("merchant_id", "livemode", "created_at"), ("object_id",), ("fanned_out", "created_at"))
+        indexes = (("merchant_id", "livemode", "created_at"), ("object_id",))
+
+
+class EventWaiting(Model):
+    """An event the webhook fan-out has not taken yet: written with the event (services/events.py
+    `rows`), deleted once its deliveries are made. The fan-out reads this narrow table, not the
+    events, and leaves an event row as it was written: marking it instead rewrote a row holding
+    the whole object, with an entry in each of its indexes, for every event."""
+    event = fields.OneToOneField("events.Event", related_name="waiting", pk=True, on_delete=fields.CASCADE)
+    merchant_id = fields.CharField(max_length=40)                 # the event's: what the fan-out needs
+    livemode = fields.BooleanField()
+    type = fields.CharField(max_length=64)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "events_waiting"
+        indexes = (("created_at",),)

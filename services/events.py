@@ -1,12 +1,15 @@
-"""Events: `emit` writes one row to the outbox inside the caller's transaction (or `build`
-makes the row for the caller to write with its change), so a state change and its event
-commit or roll back together. Delivery is services/webhooks.py's job."""
+"""Events: `emit` writes one event to the outbox inside the caller's transaction (or `rows`
+makes its rows for the caller to write with its change), so a state change and its event
+commit or roll back together. An event is two rows: the event, and its place among those the
+webhook fan-out has not taken yet (models/events.py EventWaiting). Delivery is
+services/webhooks.py's job."""
 from __future__ import annotations
 
 from typing import Any
 
 from models._rows import new
-from models.events import Event
+from models import _lookup as lookup
+from models.events import Event, EventWaiting
 from services.ids import new_id
 from services.infra import telemetry
 from services.infra.runtime import runtime
@@ -24,7 +27,7 @@ EVENT_TYPES = (
 
 
 def build(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
-    """The event row, not yet saved: for a caller that writes it together with its change."""
+    """The event row alone, not yet saved (`rows` is what a caller writes)."""
     if type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {type}")
     telemetry.event(type, obj)
@@ -33,8 +36,21 @@ def build(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -
                  data=obj, created_at=runtime().clock.now())
 
 
+def waiting(event: Event) -> EventWaiting:
+    """The event's row among those the webhook fan-out has yet to take."""
+    return new(EventWaiting, event_id=event.id, merchant_id=event.merchant_id, livemode=event.livemode,
+               type=event.type, created_at=event.created_at)
+
+
+def rows(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> list:
+    """The event's rows, not yet saved, the event first: for a caller that writes them together
+    with its change (models/_lookup.py insert_all)."""
+    event = build(merchant_id=merchant_id, livemode=livemode, type=type, obj=obj)
+    return [event, waiting(event)]
+
+
 async def emit(*, merchant_id: str, livemode: bool, type: str, obj: dict[str, Any]) -> Event:
     """Call inside the transaction of the change (`async with in_transaction():`)."""
-    event = build(merchant_id=merchant_id, livemode=livemode, type=type, obj=obj)
-    await event.save(force_create=True)
-    return event
+    written = rows(merchant_id=merchant_id, livemode=livemode, type=type, obj=obj)
+    await lookup.insert_all(written)
+    return written[0]

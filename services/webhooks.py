@@ -24,7 +24,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
-from models.events import Event
+from models.events import Event, EventWaiting
 from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookFanout
 from services.errors import InvalidState, NotFound, ValidationError
 from services.events import EVENT_TYPES
@@ -224,21 +224,22 @@ class FanOut:
     deliveries: int = 0
 
 
-_WAITING = ('SELECT "id", "merchant_id", "livemode", "type", "created_at" FROM "events" '
-            'WHERE "fanned_out" = {} AND "created_at" >= {}')
+_WAITING = ('SELECT "event_id" AS "id", "merchant_id", "livemode", "type", "created_at" FROM "events_waiting" '
+            'WHERE "created_at" >= {}')
 
 
 async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -> FanOut:
     """Create the deliveries of events not fanned out yet (one per subscribed active endpoint).
     The `webhook_fanouts` primary key makes this happen once per event whatever the number of
-    dispatchers; `events.fanned_out` (set afterwards, and again by whoever finds an event already
-    done) keeps the read to the events still waiting. An event no endpoint takes is only marked:
-    two dispatchers marking it both create nothing, so it needs no `webhook_fanouts` row."""
+    dispatchers; the event's `events_waiting` row (deleted afterwards, and again by whoever finds
+    an event already done) keeps the read to the events still waiting. An event no endpoint takes
+    only leaves the waiting table: two dispatchers both deleting its row create nothing, so it
+    needs no `webhook_fanouts` row."""
     limit = limit or FANOUT_BATCH
     now = runtime().clock.now()
     since = now - FANOUT_LOOKBACK
     # Not the events' data (a payment object each): the fan-out needs only who and what.
-    template, values = _WAITING, [lookup.db_value(Event, "fanned_out", False), lookup.db_value(Event, "created_at", since)]
+    template, values = _WAITING, [lookup.db_value(EventWaiting, "created_at", since)]
     if merchant_id:
         template += ' AND "merchant_id" = {}'
         values.append(merchant_id)
@@ -267,7 +268,7 @@ async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -
     # deadlock victim, which runs its statement again (never a failed pass).
     async def mark(ids: list[str]) -> None:
         if ids:
-            await db.retrying(lambda: Event.filter(id__in=sorted(ids)).update(fanned_out=True),
+            await db.retrying(lambda: EventWaiting.filter(event_id__in=sorted(ids)).delete(),
                               what="webhook fan-out mark")
 
     await mark(untaken)
@@ -487,10 +488,11 @@ async def _summaries(events: list[Event]) -> list[EventSummary]:
     by_event: dict[str, list[WebhookDelivery]] = defaultdict(list)
     for d in await WebhookDelivery.filter(event_id__in=ids).order_by("created_at", "id"):
         by_event[d.event_id].append(d)
-    # Fanned out: marked, or (marked after) its fan-out row written. An event no endpoint took
-    # has no row, only the mark.
+    # Fanned out: no longer waiting, or (its waiting row deleted after) its fan-out row written.
+    # An event no endpoint took has no fan-out row, only no waiting row.
     fanned = set(await WebhookFanout.filter(event_id__in=ids).values_list("event_id", flat=True))
-    return [_summary(e, by_event[e.id], e.fanned_out or e.id in fanned) for e in events]
+    waiting = set(await EventWaiting.filter(event_id__in=ids).values_list("event_id", flat=True))
+    return [_summary(e, by_event[e.id], e.id not in waiting or e.id in fanned) for e in events]
 
 
 async def list_events(*, principal: Principal, limit=None, starting_after: str | None = None,

@@ -54,39 +54,47 @@ async def test_the_worker_delivers_a_new_event_promptly(client, merchant, receiv
         await asyncio.wait_for(task, 10)
 
 
-async def test_fan_out_marks_its_events_and_heals_one_left_unmarked(client, merchant, receiver):
+async def test_fan_out_takes_its_events_off_the_waiting_table_and_heals_one_left_waiting(client, merchant, receiver):
     """The fan-out reads only events still waiting. An event whose deliveries exist but which a
-    killed dispatcher left unmarked is marked by the next fan-out, with no second delivery."""
-    from models.events import Event
+    killed dispatcher left waiting is taken off by the next fan-out, with no second delivery; the
+    event row itself is never rewritten."""
+    from models.events import Event, EventWaiting
     from models.webhooks import WebhookDelivery
+
+    async def waiting(*evs) -> set[str]:
+        return set(await EventWaiting.filter(event_id__in=[e.id for e in evs]).values_list("event_id", flat=True))
 
     await client.post("/api/webhooks/configure", json={"url": receiver.url(), "events": ["*"]},
                       headers=bearer(merchant.sk))
     first, second = await emit(merchant.id), await emit(merchant.id)
-    assert not (await Event.get(id=first.id)).fanned_out
+    assert await waiting(first, second) == {first.id, second.id}
     assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 2
-    assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, second.id]))
+    assert await waiting(first, second) == set()
     assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 0
 
-    await Event.filter(id=first.id).update(fanned_out=False)        # as if killed before marking
+    stored = await Event.get(id=first.id)
+    await EventWaiting.create(event_id=first.id, merchant_id=merchant.id, livemode=False, type=first.type,
+                              created_at=stored.created_at)                # as if killed before taking it off
     third = await emit(merchant.id)
     assert (await webhooks.fan_out(merchant_id=merchant.id)).deliveries == 1     # only the new event's delivery
-    assert all(e.fanned_out for e in await Event.filter(id__in=[first.id, third.id]))
+    assert await waiting(first, third) == set()
     for ev in (first, second, third):
         assert await WebhookDelivery.filter(event_id=ev.id).count() == 1
+    assert (await Event.get(id=first.id)).data == stored.data
 
 
-async def test_an_event_no_endpoint_takes_is_marked_without_a_fanout_row(client, merchant):
-    """No endpoint subscribed: the event is marked done and nothing else is written, so a burst
-    of payments costs the fan-out one UPDATE per batch. An endpoint configured later does not get
-    the events from before it."""
-    from models.events import Event
+async def test_an_event_no_endpoint_takes_leaves_the_waiting_table_without_a_fanout_row(client, merchant):
+    """No endpoint subscribed: the event leaves the waiting table and nothing else is written, so
+    a burst of payments costs the fan-out one DELETE per batch. An endpoint configured later does
+    not get the events from before it."""
+    from models.events import EventWaiting
     from models.webhooks import WebhookDelivery, WebhookFanout
 
     ev = await emit(merchant.id)
+    assert await EventWaiting.filter(event_id=ev.id).count() == 1
     done = await webhooks.fan_out(merchant_id=merchant.id)
     assert (done.events, done.deliveries) == (1, 0)
-    assert (await Event.get(id=ev.id)).fanned_out
+    assert await EventWaiting.filter(event_id=ev.id).count() == 0
     assert await WebhookFanout.filter(event_id=ev.id).count() == 0
     assert await WebhookDelivery.filter(event_id=ev.id).count() == 0
 

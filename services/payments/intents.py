@@ -403,7 +403,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         ListCount.added("intents", intent),     # the list's total, kept with the row
         *(new(IntentSplit, id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
-        events.build(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
+        *events.rows(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
     intent.__dict__[_CREATED] = obj
     return intent
 

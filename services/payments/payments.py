@@ -341,7 +341,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         if receipt is not None:
             rows.append(receipt)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
-    rows.append(events.build(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p)))
+    rows += events.rows(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
     declined = PaymentDeclined(f"Payment declined: {p.decline_code} (payment {p.id} recorded as failed)",
                                code="payment_declined", decline_code=p.decline_code) if p.status == "failed" else None
