@@ -25,18 +25,22 @@ OPEN = (f"(status IN ({', '.join(repr(x) for x in UNPAID)}) "
         "OR (status = 'failed' AND COALESCE(failure_code, '') <> 'expired') "
         "OR (status = 'processing' AND payment_method = 'crypto'))")
 # A Fawry reference waiting to be paid: its own job (local_methods' fawry.expire) fails it.
-_NOT_WAITING_REFERENCE = "NOT (status = 'requires_action' AND payment_method = 'fawry')"
+_WAITING_REFERENCE = "(status = 'requires_action' AND payment_method = 'fawry')"
 
 
 async def due(until: datetime, limit: int, *, livemode: bool | None = None, merchant_id: str | None = None,
-              exclude_merchants: Iterable[str] = (), with_references: bool = True) -> list[tuple[datetime, str]]:
+              exclude_merchants: Iterable[str] = (), with_references: bool = True,
+              references_only: bool = False) -> list[tuple[datetime, str]]:
     """(expires_at, id) of the open intents with `expires_at` at or before `until`, earliest
     first, at most `limit`; confined to a mode, a merchant or all but some merchants when given.
-    `with_references=False` leaves out Fawry references still waiting (their job expires them)."""
+    `with_references=False` leaves out Fawry references still waiting (their job expires them);
+    `references_only=True` reads only those (that job's read)."""
     where = [OPEN, "expires_at <= {}"]
     values: list = [lookup.db_value(PaymentIntent, "expires_at", until)]
-    if not with_references:
-        where.append(_NOT_WAITING_REFERENCE)
+    if references_only:
+        where.append(_WAITING_REFERENCE)
+    elif not with_references:
+        where.append("NOT " + _WAITING_REFERENCE)
     if livemode is not None:
         where.append("livemode = {}")
         values.append(lookup.db_value(PaymentIntent, "livemode", livemode))

@@ -27,7 +27,7 @@ from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined
 from services.infra.clock import now_for
 from services.infra.runtime import runtime
 from services.money import analytics
-from services.payments import intents, methods, pricing, routing
+from services.payments import expiry_due, intents, methods, pricing, routing
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -388,8 +388,10 @@ async def expire_reference(intent_id: str, when: datetime) -> bool:
 
 
 async def _due_references(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    qs = scope.apply(PaymentIntent.filter(payment_method="fawry", status="requires_action", expires_at__lte=until))
-    return [(w, i) for w, i in await qs.order_by("expires_at").limit(limit).values_list("expires_at", "id")]
+    """The Fawry references still waiting past their expires_at: through the open intents'
+    partial index (services/payments/expiry_due.py)."""
+    return await expiry_due.due(until, limit, livemode=scope.livemode, merchant_id=scope.merchant_id,
+                                exclude_merchants=scope.exclude_merchants, references_only=True)
 
 
 async def _run_expiry(intent_id: str, when: datetime) -> str | None:

@@ -1,0 +1,82 @@
+"""Issue 26: the reads of payment intents that are not keyed by id or by the list's keyset read
+through a partial index on PostgreSQL (intents migrations 0008, 0009), however many other intents
+the table holds: analytics by method and by installment count through the approved intents
+(`payment_intents_approved`), the Fawry expiry through the open ones (`payment_intents_open_expiry`)."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from tortoise import Tortoise
+
+from models._lookup import fetch
+from models.intents import PaymentIntent
+from services import scheduler
+from services.payments import local_methods
+from tests.intents_fixtures import confirm, create
+from tests.payments_fixtures import call
+from tests.plan_fixtures import capture, clone, generic_plan, pages
+
+pytestmark = pytest.mark.usefixtures("clock")
+
+
+def _postgres():
+    db = Tortoise.get_connection("default")
+    if db.capabilities.dialect != "postgres":
+        pytest.skip("the plans are PostgreSQL's")
+    return db
+
+
+async def _table_pages(db) -> int:
+    return (await fetch(db, "SELECT relpages FROM pg_class WHERE relname = 'payment_intents'", []))[0][0]
+
+
+async def test_analytics_read_the_approved_intents_of_the_window_not_the_table(client, merchant, make_merchant,
+                                                                               monkeypatch):
+    db = _postgres()
+    other = await make_merchant()
+    paid = await create(client, merchant.sk, amount=2_000, currency="TRY", payment_method="card")
+    assert (await confirm(client, merchant.sk, paid["id"], payment_method_id="pm_card_visa"))["status"] == "succeeded"
+    unpaid = await create(client, merchant.sk, amount=3_000, currency="TRY", payment_method="card")
+    # 40,000 intents of another merchant, paid, and 40,000 of this one canceled unpaid: neither is read
+    await clone(db, "payment_intents", paid["id"], 40_000, timedelta(days=20), merchant_id=f"'{other.id}'",
+                method_reference="NULL")
+    await clone(db, "payment_intents", unpaid["id"], 40_000, timedelta(days=20), method_reference="NULL",
+                status="'canceled'")
+    table_pages = await _table_pages(db)
+
+    seen = capture(monkeypatch, 'FROM "payment_intents" WHERE "merchant_id"')
+    status, methods = await call(client, "GET", "/api/analytics/methods?period=7d&currency=TRY", merchant.sk)
+    assert status == 200 and methods["data"] == [{"method": "card", "payments": 1, "volume": 2_000}], methods
+    status, counts = await call(client, "GET", "/api/analytics/installments?period=7d&currency=TRY", merchant.sk)
+    assert status == 200, counts
+    assert [(r["count"], r["payments"], r["volume"]) for r in counts["data"]] == [(1, 1, 2_000)], counts
+    assert len(seen) == 2, seen
+    for sql, values in seen:
+        root = await generic_plan(db, sql, values)
+        text = json.dumps(root)
+        assert "payment_intents_approved" in text and "Seq Scan" not in text, text[:3000]
+        assert pages(root) < table_pages / 20, (pages(root), table_pages)
+
+
+async def test_the_fawry_expiry_reads_the_open_intents_index(client, merchant, clock, monkeypatch):
+    db = _postgres()
+    done = await create(client, merchant.sk, amount=1_000, currency="TRY", payment_method="card")
+    await PaymentIntent.filter(id=done["id"]).update(status="succeeded")
+    await clone(db, "payment_intents", done["id"], 40_000, timedelta(days=30), column="expires_at",
+                method_reference="NULL")
+    table_pages = await _table_pages(db)
+    waiting = await create(client, merchant.sk, amount=5_000, currency="EGP", payment_method="fawry")
+    await PaymentIntent.filter(id=waiting["id"]).update(status="requires_action")
+    clock.advance(days=3)
+
+    seen = capture(monkeypatch, "ORDER BY expires_at, id")
+    due = await local_methods._due_references(scheduler.Scope(livemode=False, merchant_id=merchant.id),
+                                              clock.now(), 100)
+    assert [i for _, i in due] == [waiting["id"]]
+    (sql, values), = seen
+    root = await generic_plan(db, sql, values)
+    text = json.dumps(root)
+    assert "payment_intents_open_expiry" in text and "Seq Scan" not in text, text[:3000]
+    assert pages(root) < table_pages / 4, (pages(root), table_pages)
