@@ -1,7 +1,8 @@
 """Issue 26: the reads of payment intents that are not keyed by id or by the list's keyset read
-through a partial index on PostgreSQL (intents migrations 0008, 0009), however many other intents
+through a partial index on PostgreSQL (intents migrations 0008-0010), however many other intents
 the table holds: analytics by method and by installment count through the approved intents
-(`payment_intents_approved`), the Fawry expiry through the open ones (`payment_intents_open_expiry`)."""
+(`payment_intents_approved`), the Fawry expiry through the open ones (`payment_intents_open_expiry`),
+a payment link's totals through the intents that paid a link (`payment_intents_link`)."""
 from __future__ import annotations
 
 import json
@@ -80,3 +81,28 @@ async def test_the_fawry_expiry_reads_the_open_intents_index(client, merchant, c
     text = json.dumps(root)
     assert "payment_intents_open_expiry" in text and "Seq Scan" not in text, text[:3000]
     assert pages(root) < table_pages / 4, (pages(root), table_pages)
+
+
+async def test_a_links_totals_read_the_intents_that_paid_links(client, merchant, monkeypatch):
+    db = _postgres()
+    status, link = await call(client, "POST", "/api/payment-links", merchant.sk,
+                              {"amount": 7_500, "currency": "KWD", "description": "Dishdasha"})
+    assert status in (200, 201), link
+    paid = await create(client, merchant.sk, amount=7_500, currency="KWD", payment_method="knet")
+    # as the link's checkout leaves it: paid with KNET, the link's id in its metadata
+    await PaymentIntent.filter(id=paid["id"]).update(status="succeeded", amount_received=7_500,
+                                                     metadata={"payment_link": link["id"]})
+    other = await create(client, merchant.sk, amount=1_000, currency="KWD", payment_method="knet")
+    await clone(db, "payment_intents", other["id"], 40_000, timedelta(days=20), method_reference="NULL",
+                status="'succeeded'")
+    table_pages = await _table_pages(db)
+
+    seen = capture(monkeypatch, 'JOIN "payment_links"')
+    status, got = await call(client, "GET", f"/api/payment-links/{link['id']}", merchant.sk)
+    assert status == 200, got
+    assert (got["payments_count"], got["amount_collected"]) == (1, 7_500), got
+    (sql, values), = seen
+    root = await generic_plan(db, sql, values)
+    text = json.dumps(root)
+    assert "payment_intents_link" in text and "Seq Scan" not in text, text[:3000]
+    assert pages(root) < table_pages / 20, (pages(root), table_pages)

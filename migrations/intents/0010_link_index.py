@@ -1,0 +1,21 @@
+from tortoise import migrations
+from tortoise.migrations import operations as ops
+
+# The link's id in an intent's metadata (services/payments/links.py `_LINK_OF_INTENT` reads the same).
+_LINK = {"postgres": "(metadata->>'payment_link')", "sqlite": "json_extract(metadata, '$.payment_link')"}
+
+
+async def link_index(apps, editor) -> None:
+    """The intents that paid a payment link (through a local method), by the link's id: a link's
+    totals read them, and without it read every intent of the table."""
+    link = _LINK["postgres" if editor.DIALECT == "postgres" else "sqlite"]
+    await editor._run_sql(f"CREATE INDEX IF NOT EXISTS payment_intents_link ON payment_intents ({link}) "
+                          f"WHERE {link} IS NOT NULL")
+
+
+class Migration(migrations.Migration):
+    dependencies = [('intents', '0009_approved_index')]
+
+    initial = False
+
+    operations = [ops.RunPython(link_index)]
