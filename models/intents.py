@@ -84,9 +84,10 @@ class PaymentIntent(Model):
 
     class Meta:
         table = "payment_intents"
-        # The list's keyset. Partial indexes (intents migrations 0008, 0009): the open intents in
-        # expires_at order (the expiry sweeps), the approved ones in succeeded_at order (analytics).
-        indexes = (("merchant_id", "livemode", "created_at", "id"),)
+        # The list's keyset, and the same within a status (the list's `status` filter). Partial
+        # indexes (intents migrations 0008-0010): the open intents in expires_at order (the expiry
+        # sweeps), the approved ones in succeeded_at order (analytics), those that paid a link.
+        indexes = (("merchant_id", "livemode", "created_at", "id"), ("merchant_id", "livemode", "status", "created_at", "id"))
 
 
 class IntentSplit(Model):

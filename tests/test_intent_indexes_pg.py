@@ -2,7 +2,8 @@
 through a partial index on PostgreSQL (intents migrations 0008-0010), however many other intents
 the table holds: analytics by method and by installment count through the approved intents
 (`payment_intents_approved`), the Fawry expiry through the open ones (`payment_intents_open_expiry`),
-a payment link's totals through the intents that paid a link (`payment_intents_link`)."""
+a payment link's totals through the intents that paid a link (`payment_intents_link`); and the
+list filtered by a status through the keyset within that status (intents migration 0011)."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ from models._lookup import fetch
 from models.intents import PaymentIntent
 from services import scheduler
 from services.payments import local_methods
+from tests.helpers import bearer
 from tests.intents_fixtures import confirm, create
 from tests.payments_fixtures import call
 from tests.plan_fixtures import capture, clone, generic_plan, pages
@@ -73,14 +75,22 @@ async def test_the_fawry_expiry_reads_the_open_intents_index(client, merchant, c
     clock.advance(days=3)
 
     seen = capture(monkeypatch, "ORDER BY expires_at, id")
+    # a test clock's pass (one merchant) and the real clock's (every merchant but some)
     due = await local_methods._due_references(scheduler.Scope(livemode=False, merchant_id=merchant.id),
                                               clock.now(), 100)
     assert [i for _, i in due] == [waiting["id"]]
-    (sql, values), = seen
-    root = await generic_plan(db, sql, values)
-    text = json.dumps(root)
-    assert "payment_intents_open_expiry" in text and "Seq Scan" not in text, text[:3000]
-    assert pages(root) < table_pages / 4, (pages(root), table_pages)
+    due = await local_methods._due_references(scheduler.Scope(livemode=False, exclude_merchants=frozenset({"mer_x"})),
+                                              clock.now(), 10_000)
+    assert waiting["id"] in [i for _, i in due] and done["id"] not in [i for _, i in due]
+    assert len(seen) == 2
+    for sql, values in seen:
+        root = await generic_plan(db, sql, values)
+        text = json.dumps(root)
+        # the merchant's pass reads its intents of that status; the global one the open intents
+        assert "Seq Scan" not in text, text[:3000]
+        if "NOT IN" in sql:
+            assert "payment_intents_open_expiry" in text, text[:3000]
+        assert pages(root) < table_pages / 4, (pages(root), table_pages)
 
 
 async def test_a_links_totals_read_the_intents_that_paid_links(client, merchant, monkeypatch):
@@ -106,3 +116,31 @@ async def test_a_links_totals_read_the_intents_that_paid_links(client, merchant,
     text = json.dumps(root)
     assert "payment_intents_link" in text and "Seq Scan" not in text, text[:3000]
     assert pages(root) < table_pages / 20, (pages(root), table_pages)
+
+
+async def test_the_list_filtered_by_a_rare_status_reads_that_status_only(client, merchant, monkeypatch):
+    db = _postgres()
+    paid = await create(client, merchant.sk, amount=2_000, currency="TRY", payment_method="card")
+    await PaymentIntent.filter(id=paid["id"]).update(status="succeeded")
+    await clone(db, "payment_intents", paid["id"], 40_000, timedelta(days=20), method_reference="NULL")
+    failed = await create(client, merchant.sk, amount=3_000, currency="TRY", payment_method="card")
+    await PaymentIntent.filter(id=failed["id"]).update(status="failed", failure_code="card_declined")
+    table_pages = await _table_pages(db)
+
+    from models import _keyset
+    seen: list[tuple[str, list]] = []
+    fetch_ = _keyset.fetch
+
+    async def capturing(conn, sql, values):
+        if '"_total"' in sql and '"status"' in sql:
+            seen.append((sql, list(values)))
+        return await fetch_(conn, sql, values)
+    monkeypatch.setattr(_keyset, "fetch", capturing)
+    r = await client.get("/v1/payments", params={"status": "failed", "limit": 10}, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 200 and [i["id"] for i in body["data"]] == [failed["id"]], body
+    assert body["total_count"] == 1
+    (sql, values), = seen
+    root = await generic_plan(db, sql, values)
+    text = json.dumps(root)
+    assert "Seq Scan" not in text and pages(root) < table_pages / 20, (pages(root), table_pages, text[:3000])
