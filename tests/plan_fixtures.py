@@ -68,3 +68,18 @@ def capture(monkeypatch, marker: str) -> list[tuple[str, list]]:
         return await query(model, template, values)
     monkeypatch.setattr(lookup, "query", capturing)
     return seen
+
+
+def capture_page(monkeypatch, *markers: str) -> list[tuple[str, list]]:
+    """The (PostgreSQL text, values) of every list page's statement (models._keyset.fetch) that
+    contains all of `markers`, from here on."""
+    from models import _keyset
+    seen: list[tuple[str, list]] = []
+    fetch_ = _keyset.fetch
+
+    async def capturing(conn, sql, values):
+        if all(m in sql for m in markers):
+            seen.append((sql, list(values)))
+        return await fetch_(conn, sql, values)
+    monkeypatch.setattr(_keyset, "fetch", capturing)
+    return seen

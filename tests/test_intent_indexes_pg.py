@@ -19,7 +19,7 @@ from services.payments import local_methods
 from tests.helpers import bearer
 from tests.intents_fixtures import confirm, create
 from tests.payments_fixtures import call
-from tests.plan_fixtures import capture, clone, generic_plan, pages
+from tests.plan_fixtures import capture, capture_page, clone, generic_plan, pages
 
 pytestmark = pytest.mark.usefixtures("clock")
 
@@ -127,15 +127,7 @@ async def test_the_list_filtered_by_a_rare_status_reads_that_status_only(client,
     await PaymentIntent.filter(id=failed["id"]).update(status="failed", failure_code="card_declined")
     table_pages = await _table_pages(db)
 
-    from models import _keyset
-    seen: list[tuple[str, list]] = []
-    fetch_ = _keyset.fetch
-
-    async def capturing(conn, sql, values):
-        if '"_total"' in sql and '"status"' in sql:
-            seen.append((sql, list(values)))
-        return await fetch_(conn, sql, values)
-    monkeypatch.setattr(_keyset, "fetch", capturing)
+    seen = capture_page(monkeypatch, '"_total"', '"status"')
     r = await client.get("/v1/payments", params={"status": "failed", "limit": 10}, headers=bearer(merchant.sk))
     body = await r.json()
     assert r.status == 200 and [i["id"] for i in body["data"]] == [failed["id"]], body

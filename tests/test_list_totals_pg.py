@@ -11,7 +11,7 @@ from tortoise import Tortoise
 from models._lookup import fetch
 from tests.helpers import bearer
 from tests.payments_fixtures import no_exploration, pay  # noqa: F401
-from tests.plan_fixtures import clone, generic_plan, pages
+from tests.plan_fixtures import capture_page, clone, generic_plan, pages
 
 
 async def test_a_small_merchants_filtered_total_reads_its_own_rows(client, merchant, make_merchant, monkeypatch):
@@ -25,15 +25,7 @@ async def test_a_small_merchants_filtered_total_reads_its_own_rows(client, merch
     status, mine = await pay(client, merchant.sk)
     assert status == 200
 
-    from models import _keyset
-    seen: list[tuple[str, list]] = []
-    fetch_ = _keyset.fetch
-
-    async def capturing(conn, sql, values):
-        if '"_total"' in sql and "provider" in sql:
-            seen.append((sql, list(values)))
-        return await fetch_(conn, sql, values)
-    monkeypatch.setattr(_keyset, "fetch", capturing)
+    seen = capture_page(monkeypatch, '"_total"', "provider")
     r = await client.get("/api/payments/list", params={"provider": mine["provider"], "limit": 10},
                          headers=bearer(merchant.sk))
     body = await r.json()
