@@ -1,0 +1,90 @@
+"""The schema says what the models say: the committed migrations describe the models exactly (so
+`makemigrations` finds nothing to write), and the migrated database, embedded or PostgreSQL, has
+every index and every unique constraint the models declare."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tortoise import Tortoise
+from tortoise.indexes import Index
+
+from models._lookup import fetch
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What `tortoise -c models.TORTOISE_ORM makemigrations` would write, without writing it: the
+# autodetector compares the state the migrations on disk build with the models.
+_PENDING = """
+import asyncio
+from tortoise.cli.cli import CLIContext, _ensure_migrations_package, _load_config, tortoise_cli_context
+from tortoise.migrations.autodetector import MigrationAutodetector
+
+async def main():
+    config = _load_config(CLIContext("models.TORTOISE_ORM", None))
+    apps = {label: app.to_dict() for label, app in config.apps.items()}
+    for label, app in apps.items():
+        app["migrations"] = _ensure_migrations_package(label, app)[0]
+    whole = config.to_dict()
+    whole["apps"] = apps
+    async with tortoise_cli_context(whole) as ctx:
+        for writer in await MigrationAutodetector(ctx.apps, apps).changes():
+            for op in writer.operations:
+                print(writer.app_label, op.describe())
+
+asyncio.run(main())
+"""
+
+
+def test_the_migrations_describe_the_models_exactly():
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}     # the state, not a database
+    done = subprocess.run([sys.executable, "-c", _PENDING], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "", f"models changed without a migration (run makemigrations):\n{done.stdout}"
+
+
+def _declared() -> set[tuple[str, tuple[str, ...], bool]]:
+    """(table, columns, unique) of every index and unique constraint the models declare."""
+    out = set()
+    for models in Tortoise.apps.values():
+        for model in models.values():
+            meta = model._meta
+            for entry in meta.indexes:
+                fields = entry.fields if isinstance(entry, Index) else entry
+                out.add((meta.db_table, tuple(fields), False))
+            for fields in meta.unique_together:
+                columns = tuple(meta.fields_map[f].source_field or f for f in fields)
+                out.add((meta.db_table, columns, True))
+    return out
+
+
+async def _present(db) -> set[tuple[str, tuple[str, ...], bool]]:
+    if db.capabilities.dialect == "postgres":
+        rows = await fetch(db, """
+            SELECT t.relname, ix.indisunique,
+                   array(SELECT a.attname FROM unnest(ix.indkey) WITH ORDINALITY k(n, o)
+                         JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.o)
+            FROM pg_index ix JOIN pg_class t ON t.oid = ix.indrelid
+            WHERE t.relnamespace = current_schema()::regnamespace AND NOT ix.indisprimary""", [])
+        return {(r[0], tuple(r[2]), r[1]) for r in rows}
+    out = set()
+    for (table,) in await fetch(db, "SELECT name FROM sqlite_master WHERE type = 'table'", []):
+        for index in await fetch(db, f"PRAGMA index_list('{table}')", []):
+            if index[3] == "pk":
+                continue
+            columns = tuple(c[2] for c in await fetch(db, f"PRAGMA index_info('{index[1]}')", []))
+            out.add((table, columns, bool(index[2])))
+    return out
+
+
+async def test_the_database_has_every_index_the_models_declare(client):
+    present = await _present(Tortoise.get_connection("default"))
+    columns = {(table, cols) for table, cols, _ in present}
+    unique = {(table, cols) for table, cols, is_unique in present if is_unique}
+    missing = sorted((table, cols) for table, cols, must_be_unique in _declared()
+                     if (table, cols) not in (unique if must_be_unique else columns))
+    assert missing == []
+    assert ("payment_intents", ("merchant_id", "livemode", "created_at", "id")) in columns    # the intent list's
