@@ -2,8 +2,9 @@
 import os
 
 from models.core import ApiKey
-from services.identity import auth
+from services.identity import api_keys, auth
 from tests.conftest import bearer, gql
+from tests.payments_fixtures import count_statements
 
 
 async def test_create_returns_the_full_key_once_and_stores_only_a_hash(client, merchant):
@@ -40,6 +41,30 @@ async def test_revoked_key_fails_on_its_next_request(client, merchant):
                                             "code": "invalid_api_key"}
     again = await client.put(f"/api/api-keys/{new['id']}/revoke", headers=bearer(merchant.sk))
     assert again.status == 200 and (await again.json())["status"] == "revoked"
+
+
+async def test_a_revoked_key_used_after_its_tombstone_expired_costs_no_database_read(client, merchant, backend):
+    """An integration still sending a key rolled long ago: once its tombstone has expired, the next
+    request reads the database once and puts the tombstone back; the ones after it read nothing.
+    A digest no key ever had is not cached (garbage cannot fill the store): it is read each time."""
+    new = await (await client.post("/api/api-keys", json={"name": "old"}, headers=bearer(merchant.sk))).json()
+    await client.put(f"/api/api-keys/{new['id']}/revoke", headers=bearer(merchant.sk))
+    slot = api_keys._cache_slot(api_keys.key_hash(new["key"]))
+    kv = backend.runtime.kv
+    await kv.delete(slot)                               # the tombstone's time ran out
+    with count_statements() as first:
+        assert (await client.get("/api/api-keys", headers=bearer(new["key"]))).status == 401
+    assert len(first) == 1 and await kv.get(slot) == "revoked"
+    with count_statements() as after:
+        for _ in range(3):
+            resp = await client.get("/api/api-keys", headers=bearer(new["key"]))
+            assert resp.status == 401 and (await resp.json())["error"]["message"] == "Invalid API key"
+    assert after == []
+    unknown = "sk_test_" + "x" * 32
+    with count_statements() as reads:
+        for _ in range(2):
+            assert (await client.get("/api/api-keys", headers=bearer(unknown))).status == 401
+    assert len(reads) == 2 and await kv.get(api_keys._cache_slot(api_keys.key_hash(unknown))) is None
 
 
 async def test_missing_or_malformed_credentials_are_401(client, merchant):

@@ -87,7 +87,7 @@ async def revoke_api_key(*, principal: Principal, key_id: str) -> ApiKey:
     if key.status != "revoked":          # revoking twice is harmless and answers the same
         now = runtime().clock.now()
         await ApiKey.filter(id=key.id, status="active").update(status="revoked", revoked_at=now)
-        await _forget(key)
+        await _forget(key.key_hash)
         key.status, key.revoked_at = "revoked", now
     return key
 
@@ -103,8 +103,9 @@ def _cache_slot(digest: str) -> str:
     return f"apikey:{digest}"
 
 
-async def _forget(key: ApiKey) -> None:
-    await runtime().kv.set(_cache_slot(key.key_hash), _REVOKED, ttl=CACHE_TTL * 2)
+async def _forget(digest: str) -> None:
+    """The revoked key's tombstone, in place of any cached entry."""
+    await runtime().kv.set(_cache_slot(digest), _REVOKED, ttl=CACHE_TTL * 2)
 
 
 def _check_format(token: str) -> None:
@@ -113,9 +114,15 @@ def _check_format(token: str) -> None:
 
 
 async def _fill_cache(digest: str) -> str:
-    """The key's cache entry `key_id|merchant_id|kind|mode`, read from the database and cached."""
+    """The key's cache entry `key_id|merchant_id|kind|mode`, read from the database and cached.
+    A revoked key gets its tombstone back: an integration still sending a key it rolled long ago
+    costs one key-value round trip a request, not a database read (tombstones are bounded by the
+    keys ever revoked; a digest no key ever had is not cached, so garbage cannot fill the store)."""
     key = await ApiKey.filter(key_hash=digest).only("id", "merchant_id", "kind", "livemode", "status").first()
-    if key is None or key.status != "active":
+    if key is None:
+        raise AuthenticationError("Invalid API key")
+    if key.status != "active":
+        await _forget(digest)
         raise AuthenticationError("Invalid API key")
     entry = f"{key.id}|{key.merchant_id}|{key.kind}|{'live' if key.livemode else 'test'}"
     await runtime().kv.set(_cache_slot(digest), entry, ttl=CACHE_TTL, nx=True)
