@@ -38,6 +38,8 @@ INTENT_BODY = {"amount": 10000, "currency": "TRY", "payment_method": "card", "me
 # --path: (the service's method and path, its body, the yardstick's path, the documented twin's path)
 PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", twins.ROUTES["pay"][1]),
          "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", twins.ROUTES["create"][1]),
+         # the create's twin writing also what documented reads and webhooks need (its indexes, its outbox)
+         "create-kept": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", "/create-kept"),
          "read": ("GET", "/v1/payments/{intent}", None, "/read", twins.ROUTES["read"][1]),
          "list": ("GET", "/v1/payments?limit=20", None, "/list", twins.ROUTES["list"][1])}
 

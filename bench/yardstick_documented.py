@@ -43,6 +43,10 @@ document them (payment-intents-v1.md), each still one statement:
              weekend for "next business day"), the fee with its breakdown, and the intent, its
              counter slot and its `payment.created` event carrying the documented object, in one
              statement, as `/create`;
+  /create-kept  that create, also writing what the documented reads and webhooks need of it: the
+             list's status filter and the expiry an hour on (two more intent indexes), the recent
+             events per merchant (an events index) and the webhook's outbox row (an issue-26 measure
+             of what the create's write obligations cost; not one of the yardstick's twins);
   the object each answer's intent is the documented payment intent: `client_secret`
              (HMAC-SHA256 of the id), the `fee` object with its breakdown, `amount_received`,
              `merchant_id`, `order_id`, `next_action`, `receipt_url`, ISO 8601 UTC timestamps.
@@ -149,6 +153,18 @@ CREATE INDEX IF NOT EXISTS perf_documented_intents_page
     ON perf_documented_intents (merchant_id, livemode, created_at DESC, id DESC);
 CREATE TABLE IF NOT EXISTS perf_documented_counts (merchant_id text NOT NULL, livemode boolean NOT NULL,
     slot int NOT NULL, n bigint NOT NULL, PRIMARY KEY (merchant_id, livemode, slot));
+CREATE TABLE IF NOT EXISTS perf_kept_intents (LIKE perf_documented_intents INCLUDING DEFAULTS);
+ALTER TABLE perf_kept_intents ADD PRIMARY KEY (id);
+CREATE INDEX IF NOT EXISTS perf_kept_intents_page ON perf_kept_intents (merchant_id, livemode, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS perf_kept_intents_status ON perf_kept_intents (merchant_id, livemode, status, created_at, id);
+CREATE INDEX IF NOT EXISTS perf_kept_intents_open ON perf_kept_intents (expires_at, id)
+    WHERE status IN ('requires_payment_method', 'requires_confirmation', 'requires_action');
+CREATE TABLE IF NOT EXISTS perf_kept_events (id text PRIMARY KEY, merchant_id text NOT NULL, livemode boolean NOT NULL,
+    type text NOT NULL, object_id text NOT NULL, payload jsonb NOT NULL, created_at timestamptz NOT NULL);
+CREATE INDEX IF NOT EXISTS perf_kept_events_list ON perf_kept_events (merchant_id, livemode, created_at);
+CREATE TABLE IF NOT EXISTS perf_kept_waiting (event_id text PRIMARY KEY, merchant_id text NOT NULL,
+    livemode boolean NOT NULL, type text NOT NULL, created_at timestamptz NOT NULL);
+CREATE INDEX IF NOT EXISTS perf_kept_waiting_order ON perf_kept_waiting (created_at);
 """
 
 READ_SQL = """SELECT h.n AS history_n, h.total AS history_total, c.n AS card_n, c.failed AS card_failed,
@@ -338,6 +354,18 @@ DOC_CREATE_SQL = """WITH i AS (
         ON CONFLICT (merchant_id, livemode, slot) DO UPDATE SET n = perf_documented_counts.n + 1),
   e AS (INSERT INTO perf_ceiling_events (id, merchant_id, type, payload) SELECT $18, $2, 'payment.created', $19 FROM i)
 SELECT id FROM i"""
+# `/create-kept`: the same create, writing also what the documented reads and webhooks need of it
+# (payment-intents-v1.md): the list's status filter (an index with the status), the expiry an hour
+# after creation (the open intents by expires_at), the webhook that is never lost (the event's
+# outbox row, read in created order) and the recent events listed per merchant. Nothing of ours
+# beyond the documents: no per-object events index, no unique local-method reference, no foreign keys.
+KEPT_CREATE_SQL = (DOC_CREATE_SQL.replace("perf_documented_intents", "perf_kept_intents")
+                   .replace("""  e AS (INSERT INTO perf_ceiling_events (id, merchant_id, type, payload) SELECT $18, $2, 'payment.created', $19 FROM i)""",
+                            """  e AS (INSERT INTO perf_kept_events (id, merchant_id, livemode, type, object_id, payload, created_at)
+        SELECT $18, $2, $3, 'payment.created', i.id, $19, $15 FROM i),
+  w AS (INSERT INTO perf_kept_waiting (event_id, merchant_id, livemode, type, created_at)
+        SELECT $18, $2, $3, 'payment.created', $15 FROM i)"""))
+assert "perf_kept_waiting" in KEPT_CREATE_SQL
 DOC_MERCHANT = "mer_documented000000000001"
 
 
@@ -444,7 +472,7 @@ def _next_business_day(day, country: str):
     return day
 
 
-async def _create_documented(request, merchant, livemode):
+async def _create_documented(request, merchant, livemode, sql=DOC_CREATE_SQL):
     try:
         b = orjson.loads(await request.read())
     except orjson.JSONDecodeError:
@@ -483,7 +511,7 @@ async def _create_documented(request, merchant, livemode):
            "expires_at": now + timedelta(hours=1), "livemode": livemode, "merchant_id": merchant, "receipt_id": None}
     obj = _intent_object(row, request.host, now)
     await request.app["pool"].fetchval(
-        DOC_CREATE_SQL, iid, merchant, livemode, amount, currency, method, fee, rate, processing, conversion,
+        sql, iid, merchant, livemode, amount, currency, method, fee, rate, processing, conversion,
         amount - fee, row["settlement_date"], order_id, metadata, now, row["expires_at"], random.randrange(16),
         ys.new_id("evt_"), obj)
     return obj
@@ -499,6 +527,14 @@ async def list_documented(request):
 
 async def create_documented(request):
     return await keyed_answer(request, _create_documented, 201)
+
+
+async def _create_kept(request, merchant, livemode):
+    return await _create_documented(request, merchant, livemode, KEPT_CREATE_SQL)
+
+
+async def create_kept(request):
+    return await keyed_answer(request, _create_kept, 201)
 
 
 async def _start_intents(app):
@@ -542,6 +578,7 @@ def main() -> None:
     app.router.add_get("/read-documented", read_documented)
     app.router.add_get("/list-documented", list_documented)
     app.router.add_post("/create-documented", create_documented)
+    app.router.add_post("/create-kept", create_kept)
     web.run_app(app, host="127.0.0.1", port=int(sys.argv[1]), access_log=None, print=None)
 
 
