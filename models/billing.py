@@ -33,9 +33,9 @@ class SavedCard(Model):
     brand, last4, expiry, fingerprint and the sandbox behaviour of later charges -- never the
     number. Renewals charge the customer's newest one."""
     id = fields.CharField(pk=True, max_length=40)                 # card_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="saved_cards", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="saved_cards", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
-    customer = fields.ForeignKeyField("payments.Customer", related_name="saved_cards", on_delete=fields.CASCADE)
+    customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="saved_cards", on_delete=fields.CASCADE)
     payment_id = fields.CharField(max_length=40)
     brand = fields.CharField(max_length=20)
     last4 = fields.CharField(max_length=4)
@@ -52,9 +52,9 @@ class SavedCard(Model):
 
 class Subscription(Model):
     id = fields.CharField(pk=True, max_length=40)                 # sub_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="subscriptions", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="subscriptions", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
-    customer = fields.ForeignKeyField("payments.Customer", related_name="subscriptions", on_delete=fields.CASCADE)
+    customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="subscriptions", on_delete=fields.CASCADE)
     plan = fields.CharField(max_length=200)
     amount = fields.BigIntField()
     currency = fields.CharField(max_length=3)
@@ -94,9 +94,9 @@ class InvoiceCounter(Model):
 
 class Invoice(Model):
     id = fields.CharField(pk=True, max_length=40)                 # inv_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="invoices", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="invoices", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
-    customer = fields.ForeignKeyField("payments.Customer", related_name="invoices", on_delete=fields.CASCADE)
+    customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="invoices", on_delete=fields.CASCADE)
     subscription_id = fields.CharField(max_length=40, null=True)
     period_start = fields.DatetimeField(null=True)
     period_end = fields.DatetimeField(null=True)
@@ -134,7 +134,7 @@ class InvoiceDelivery(Model):
     run's transaction, sent after -- PDF rendered and mailed, or the document message -- by the
     invoice deliveries worker, with retries (services.billing.deliveries)."""
     id = fields.CharField(pk=True, max_length=40)                 # ivd_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="invoice_deliveries", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="invoice_deliveries", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     invoice = fields.ForeignKeyField("billing.Invoice", related_name="deliveries", on_delete=fields.CASCADE)
     channel = fields.CharField(max_length=12)                     # email | messaging

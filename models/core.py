@@ -7,6 +7,10 @@ from tortoise.models import Model
 from models._rows import COUNTER_SLOTS, counter_slot, new
 
 
+# Every row of a merchant names it by `merchant_id`, a foreign key in the model with no database
+# constraint (`db_constraint=False`; on PostgreSQL since migrations/_keys.py): a constraint would lock
+# this one row FOR KEY SHARE for every payment, ledger leg, event and counter the merchant writes.
+# The service sets merchant_id from the authenticated caller, and no path deletes a merchant.
 class Merchant(Model):
     id = fields.CharField(pk=True, max_length=40)
     email = fields.CharField(max_length=254, unique=True)
@@ -20,7 +24,7 @@ class Merchant(Model):
 
 class ApiKey(Model):
     id = fields.CharField(pk=True, max_length=40)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="api_keys", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="api_keys", on_delete=fields.CASCADE)
     name = fields.CharField(max_length=100, default="")
     kind = fields.CharField(max_length=12)          # secret | publishable
     livemode = fields.BooleanField()
@@ -45,7 +49,7 @@ class ListCount(Model):
     SLOTS = COUNTER_SLOTS
 
     id = fields.BigIntField(pk=True)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="list_counts", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="list_counts", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     kind = fields.CharField(max_length=16)
     slot = fields.SmallIntField()

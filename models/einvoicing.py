@@ -10,7 +10,7 @@ class ZatcaUnit(Model):
     """The merchant's e-invoice generation solution unit (EGS) in one mode. `icv` and `last_hash`
     are the head of the chain: a document takes them under a row lock on this row."""
     id = fields.CharField(pk=True, max_length=40)                 # egs_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="zatca_units", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="zatca_units", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     status = fields.CharField(max_length=16)                      # onboarded
     vat_number = fields.CharField(max_length=15)
@@ -42,7 +42,7 @@ class ZatcaDocument(Model):
     """One signed document of a unit's chain: an invoice (388), a credit note (381) or a debit
     note (383). `xml` is the signed XML, or ZATCA's cleared XML once a standard one is cleared."""
     id = fields.CharField(pk=True, max_length=40)                 # zdoc_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="zatca_documents", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="zatca_documents", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     unit = fields.ForeignKeyField("einvoicing.ZatcaUnit", related_name="documents", on_delete=fields.CASCADE)
     invoice_id = fields.CharField(max_length=40)                  # the invoice, or the one a note amends

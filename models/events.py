@@ -8,7 +8,7 @@ from tortoise.models import Model
 
 class Event(Model):
     id = fields.CharField(pk=True, max_length=40)                 # evt_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="events", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="events", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     type = fields.CharField(max_length=64)                        # payment.succeeded, ...
     object_id = fields.CharField(max_length=40, null=True)        # the id of data.object

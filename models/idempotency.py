@@ -9,7 +9,7 @@ from tortoise.models import Model
 class IdempotencyKey(Model):
     # sha256 of (merchant, mode, operation, key): one row per key, and the unique claim itself.
     id = fields.CharField(pk=True, max_length=64)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="idempotency_keys", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="idempotency_keys", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     operation = fields.CharField(max_length=100)
     key = fields.CharField(max_length=255)

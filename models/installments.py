@@ -11,7 +11,7 @@ class InstallmentPlanSet(Model):
     No row: the shipped defaults (services.payments.installments.DEFAULT_PLANS)."""
 
     id = fields.CharField(pk=True, max_length=60)                 # "{merchant_id}:{live|test}"
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="installment_plans", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="installment_plans", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     plans = fields.JSONField(default=list)
     updated_at = fields.DatetimeField()

@@ -11,7 +11,7 @@ class PaymentMethod(Model):
     """A tokenized card: brand, last4, expiry and fingerprint only (never the number or CVC)."""
 
     id = fields.CharField(pk=True, max_length=40)                 # pm_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="intent_payment_methods",
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="intent_payment_methods",
                                       on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     type = fields.CharField(max_length=20, default="card")        # card | card_present
@@ -35,7 +35,7 @@ class PaymentMethod(Model):
 
 class PaymentIntent(Model):
     id = fields.CharField(pk=True, max_length=40)                 # pay_... (own table, own id space)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_intents", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payment_intents", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     status = fields.CharField(max_length=32)
     amount = fields.BigIntField()
@@ -95,7 +95,7 @@ class IntentSplit(Model):
 
     id = fields.CharField(pk=True, max_length=40)                 # spl_...
     intent = fields.ForeignKeyField("intents.PaymentIntent", related_name="splits", on_delete=fields.CASCADE)
-    destination = fields.ForeignKeyField("core.Merchant", related_name="incoming_splits",
+    destination = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="incoming_splits",
                                          on_delete=fields.CASCADE)
     amount = fields.BigIntField()
     currency = fields.CharField(max_length=3)
@@ -112,7 +112,7 @@ class IntentRefund(Model):
 
     id = fields.CharField(pk=True, max_length=40)                 # ref_...
     intent = fields.ForeignKeyField("intents.PaymentIntent", related_name="refunds", on_delete=fields.CASCADE)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="intent_refunds", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="intent_refunds", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     amount = fields.BigIntField()
     currency = fields.CharField(max_length=3)

@@ -8,7 +8,7 @@ from tortoise.models import Model
 
 class PaymentLink(Model):
     id = fields.CharField(pk=True, max_length=40)                 # lnk_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_links", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payment_links", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     status = fields.CharField(max_length=12, default="active")    # active | cancelled (expired: computed)
     amount = fields.BigIntField()                                 # minor units

@@ -32,7 +32,7 @@ class BalanceLine(Model):
     `fee` = what went to fee_revenue, `gross` = net + fee. Unsettled until a settlement claims it
     (`settlement_id`); a payout's own line carries its settlement from the start."""
     id = fields.CharField(pk=True, max_length=40)                 # the ledger txn id, ltx_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="balance_lines", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="balance_lines", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     currency = fields.CharField(max_length=3)
     kind = fields.CharField(max_length=20)                        # capture | refund | dispute | payout | ...
@@ -59,7 +59,7 @@ class Settlement(Model):
     """A payout: the lines of one merchant, mode and currency that were available by `settled_on`,
     paid out on `arrival_date` (the next business day of the merchant's market)."""
     id = fields.CharField(pk=True, max_length=40)                 # set_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="settlements", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="settlements", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     currency = fields.CharField(max_length=3)
     amount = fields.BigIntField()                                 # sum of the lines' net
@@ -82,7 +82,7 @@ class MoneyAccount(Model):
     """Per merchant, mode and currency: when settling may next try (after a day whose available
     lines did not sum to a positive amount). Also the row a settling run locks."""
     id = fields.CharField(pk=True, max_length=64)                 # mer_...:live|test:CUR
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="money_accounts", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="money_accounts", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     currency = fields.CharField(max_length=3)
     settle_after = fields.DatetimeField(null=True)
@@ -93,7 +93,7 @@ class MoneyAccount(Model):
 
 class Dispute(Model):
     id = fields.CharField(pk=True, max_length=40)                 # dp_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="disputes", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="disputes", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     payment_id = fields.CharField(max_length=40)
     amount = fields.BigIntField()
@@ -118,7 +118,7 @@ class PaymentRollup(Model):
     provider was tried), added to in the same atomic write as the payment change; each spread
     over `slot` rows (models._rows.counter_slot), which a read sums."""
     id = fields.BigIntField(pk=True)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_rollups", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payment_rollups", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     day = fields.DateField()
     currency = fields.CharField(max_length=3)
@@ -144,7 +144,7 @@ class LatencyRollup(Model):
     """How many authorizations at a provider took `bucket` ms (see services.analytics.bucket),
     spread over `slot` rows as PaymentRollup."""
     id = fields.BigIntField(pk=True)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="latency_rollups", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="latency_rollups", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     day = fields.DateField()
     currency = fields.CharField(max_length=3)

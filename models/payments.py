@@ -8,7 +8,7 @@ from tortoise.models import Model
 
 class Customer(Model):
     id = fields.CharField(pk=True, max_length=40)                 # cus_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="customers", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="customers", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     email = fields.CharField(max_length=254, null=True)
     name = fields.CharField(max_length=200, null=True)
@@ -24,7 +24,7 @@ class Customer(Model):
 
 class RoutingRule(Model):
     id = fields.CharField(pk=True, max_length=40)                 # rul_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="routing_rules", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="routing_rules", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     name = fields.CharField(max_length=100)
     strategy = fields.CharField(max_length=20)                    # smart | fixed | lowest_cost | highest_approval
@@ -42,7 +42,7 @@ class RoutingRule(Model):
 
 class Payment(Model):
     id = fields.CharField(pk=True, max_length=40)                 # pay_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="payments", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payments", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     # authorized | succeeded | captured | voided | refunded | failed
     status = fields.CharField(max_length=16)
@@ -68,7 +68,7 @@ class Payment(Model):
     card_country = fields.CharField(max_length=2, null=True)
     card_networks = fields.JSONField(null=True)                   # a mada card's networks: ["mada", "visa"]
     billing_country = fields.CharField(max_length=2, null=True)
-    customer = fields.ForeignKeyField("payments.Customer", related_name="payments", null=True,
+    customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="payments", null=True,
                                       on_delete=fields.SET_NULL)
     email = fields.CharField(max_length=254, null=True)
     client_address = fields.CharField(max_length=64, null=True)
@@ -102,7 +102,7 @@ class Payment(Model):
 class Refund(Model):
     id = fields.CharField(pk=True, max_length=40)                 # ref_...
     payment = fields.ForeignKeyField("payments.Payment", related_name="refunds", on_delete=fields.CASCADE)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="refunds", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="refunds", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     amount = fields.BigIntField()
     currency = fields.CharField(max_length=3)
@@ -120,7 +120,7 @@ class PaymentAttempt(Model):
     """One authorization at one provider; declined and failed attempts count in approval rates."""
     id = fields.CharField(pk=True, max_length=40)                 # att_...
     payment = fields.ForeignKeyField("payments.Payment", related_name="attempts", on_delete=fields.CASCADE)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="payment_attempts", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payment_attempts", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     number = fields.IntField()                                    # 1-based in the cascade
     provider = fields.CharField(max_length=40)
@@ -143,7 +143,7 @@ class LedgerEntry(Model):
     a `txn_id` sum to zero per currency. Accounts: provider_receivable (what providers owe),
     merchant_balance (what we owe the merchant), fee_revenue (our fees)."""
     id = fields.BigIntField(pk=True)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="ledger_entries", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="ledger_entries", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     txn_id = fields.CharField(max_length=40)                      # ltx_...
     kind = fields.CharField(max_length=20)                        # capture | fee | refund | ...

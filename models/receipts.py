@@ -8,7 +8,7 @@ from tortoise.models import Model
 
 class Receipt(Model):
     id = fields.CharField(pk=True, max_length=40)                 # rcp_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="receipts", on_delete=fields.CASCADE)
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="receipts", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     payment_id = fields.CharField(max_length=40, unique=True)     # a pay_ of /api payments or /v1 intents
     source = fields.CharField(max_length=8)                       # payment | intent

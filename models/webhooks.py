@@ -8,7 +8,7 @@ from tortoise.models import Model
 
 class WebhookEndpoint(Model):
     id = fields.CharField(pk=True, max_length=40)                 # whk_...
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="webhook_endpoints",
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="webhook_endpoints",
                                       on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     url = fields.CharField(max_length=2048)
@@ -40,7 +40,7 @@ class WebhookDelivery(Model):
     event = fields.ForeignKeyField("events.Event", related_name="webhook_deliveries", on_delete=fields.CASCADE)
     endpoint = fields.ForeignKeyField("webhooks.WebhookEndpoint", related_name="deliveries",
                                       on_delete=fields.CASCADE)
-    merchant = fields.ForeignKeyField("core.Merchant", related_name="webhook_deliveries",
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="webhook_deliveries",
                                       on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     state = fields.CharField(max_length=16, default="pending")    # pending | delivered | failed

@@ -88,3 +88,25 @@ async def test_the_database_has_every_index_the_models_declare(client):
                      if (table, cols) not in (unique if must_be_unique else columns))
     assert missing == []
     assert ("payment_intents", ("merchant_id", "livemode", "created_at", "id")) in columns    # the intent list's
+
+
+async def test_the_write_paths_lock_no_merchant_or_customer_row(client, merchant):
+    """PostgreSQL: an intent create, a card payment by e-mail (customer made, card saved) and a
+    repeat payment leave the merchant's and the customer's rows unlocked (`xmax` 0). A foreign
+    key to them would lock each FOR KEY SHARE once per row written (docs/decisions.md)."""
+    import pytest
+    from tests.intents_fixtures import create
+    from tests.payments_fixtures import pay
+    db = Tortoise.get_connection("default")
+    if db.capabilities.dialect != "postgres":
+        pytest.skip("row locks are PostgreSQL's (the embedded database keeps its constraints)")
+    await create(client, merchant.sk)
+    for _ in range(2):
+        status, paid = await pay(client, merchant.sk, customer={"email": "buyer@example.com"})
+        assert status == 200, paid
+    locks = await fetch(db, "SELECT m.xmax::text, c.xmax::text FROM payments p JOIN merchants m ON m.id = p.merchant_id "
+                            "JOIN customers c ON c.id = p.customer_id WHERE p.id = $1", [paid["id"]])
+    assert [tuple(r) for r in locks] == [("0", "0")]
+    keys = await fetch(db, "SELECT conrelid::regclass::text FROM pg_constraint WHERE contype = 'f' "
+                           "AND confrelid IN ('merchants'::regclass, 'customers'::regclass) ORDER BY 1", [])
+    assert [k[0] for k in keys] == ["merchant_profiles", "test_clocks"]   # one row each, written rarely

@@ -1,0 +1,23 @@
+from tortoise import migrations
+from tortoise.fields.base import OnDelete
+from tortoise import fields
+
+from migrations._keys import DropForeignKey
+
+class Migration(migrations.Migration):
+    dependencies = [('core', '0001_initial'), ('core', '0002_list_counts'), ('einvoicing', '0001_zatca')]
+
+    initial = False
+
+    operations = [
+        DropForeignKey(
+            model_name='ZatcaDocument',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='zatca_documents', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='ZatcaUnit',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='zatca_units', on_delete=OnDelete.CASCADE),
+        ),
+    ]

@@ -1,0 +1,18 @@
+from tortoise import migrations
+from tortoise.fields.base import OnDelete
+from tortoise import fields
+
+from migrations._keys import DropForeignKey
+
+class Migration(migrations.Migration):
+    dependencies = [('core', '0001_initial'), ('core', '0002_list_counts'), ('events', '0005_restore_indexes')]
+
+    initial = False
+
+    operations = [
+        DropForeignKey(
+            model_name='Event',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='events', on_delete=OnDelete.CASCADE),
+        ),
+    ]
