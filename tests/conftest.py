@@ -55,6 +55,18 @@ def app(settings, clock):
     return create_app(settings, clock=clock)
 
 
+@pytest.fixture(autouse=True)
+def _apps_are_freed():
+    """aiohttp keeps each (handler, application) it served in a module-level cache of 1,024
+    entries (`web_app._cached_build_middleware`): one serving process has one app, but the suite
+    makes one per test, and the cache held hundreds of them with their GraphQL schemas (4.6
+    million objects by the robustness tests; one full collection then stalled the event loop 3 s,
+    longer than a slowloris test's 2 s cut). Emptied after each test, every test's app is freed."""
+    yield
+    from aiohttp import web_app
+    web_app._cached_build_middleware.cache_clear()
+
+
 @pytest.fixture
 async def client(aiohttp_client, app):
     return await aiohttp_client(app)
