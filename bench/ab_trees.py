@@ -9,7 +9,8 @@ requests). On a shared machine the CPU per request moves less than req/s; the pa
       [--rounds 5] [--seconds 5] [--connections 32] [--paths create,list,gql]
 
 Paths: `create` POST /v1/payments/intent, `gql` GraphQL paymentIntentCreate, `list` GET
-/v1/payments?limit=20 (of the intents the creates made, at least 1,000: made first).
+/v1/payments?limit=20 (of the intents the creates made, at least 1,000: made first), `read`
+GET /v1/payments/:id (the first of those intents).
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ PATHS = {
     "gql": ("POST", "/graphql", {"query": CREATE_MUTATION, "variables": {"input": {
         "amount": 10000, "currency": "TRY", "paymentMethod": "card", "metadata": {"bench": "1"}}}}),
     "list": ("GET", "/v1/payments?limit=20", None),
+    "read": ("GET", "/v1/payments/{intent}", None),
 }
 
 
@@ -68,14 +70,16 @@ def main() -> None:
             servers[label] = (proc, base)
         merchant = create_merchant(tmp)
         headers = {"Content-Type": "application/json", "Authorization": f"Bearer {merchant['secret_key']}"}
+        made = []
         for _ in range(1000):          # a full list page for both (they share the database)
             req = urllib.request.Request(servers["A"][1] + "/v1/payments/intent", data=json.dumps(BODY).encode(),
                                          headers=headers, method="POST")
-            urllib.request.urlopen(req).read()
+            made.append(json.loads(urllib.request.urlopen(req).read())["id"])
         got: dict[str, dict[str, list]] = {}
         for r in range(args.rounds):
             for name in args.paths.split(","):
                 method, path, body = PATHS[name]
+                path = path.format(intent=made[0])
                 raw = json.dumps(body).encode() if body is not None else None
                 for label in (("A", "B") if r % 2 == 0 else ("B", "A")):
                     proc, base = servers[label]

@@ -238,3 +238,44 @@ async def test_deadlines_time_out_an_await_and_leave_other_cancellations_alone()
     with pytest.raises(asyncio.CancelledError):
         await waiting
     assert not deadlines._due
+
+
+async def test_the_gate_calls_of_one_loop_turn_are_each_counted_once_and_share_one_round_trip(backend, monkeypatch):
+    import asyncio
+
+    kv = backend.runtime.kv
+    tag = os.urandom(4).hex()
+    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
+    await kv.set(entry, "value")
+    taken = []
+    if kv.name == "redis":
+        pool = kv._redis.connection_pool
+        take = pool.get_connection
+
+        async def counted(*a, **kw):
+            taken.append(1)
+            return await take(*a, **kw)
+        monkeypatch.setattr(pool, "get_connection", counted)
+    got = await asyncio.gather(*(kv.get_incr_mark(entry, counter, 60, marker, 60) for _ in range(50)))
+    assert {v for v, _, _ in got} == {"value"}
+    assert sorted(n for _, n, _ in got) == list(range(1, 51))     # each call counted once, none lost
+    assert [m for _, _, m in got].count(True) == 1                  # one caller marks the minute
+    if kv.name == "redis":
+        assert len(taken) == 1                                      # fifty calls, one connection, one write
+    assert await kv.get(counter) == "50"
+
+
+async def test_the_gate_reloads_its_script_when_redis_has_lost_it(backend):
+    import asyncio
+
+    kv = backend.runtime.kv
+    if kv.name != "redis":
+        pytest.skip("the embedded store runs no scripts")
+    tag = os.urandom(4).hex()
+    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
+    await kv.set(entry, "value")
+    assert (await kv.get_incr_mark(entry, counter, 60, marker, 60))[1] == 1
+    await kv._redis.script_flush()                  # as after a Redis restart
+    got = await asyncio.gather(*(kv.get_incr_mark(entry, counter, 60, marker, 60) for _ in range(5)))
+    assert sorted(n for _, n, _ in got) == [2, 3, 4, 5, 6]          # refused, reloaded, sent again: once each
+    assert await kv.get(counter) == "6"
