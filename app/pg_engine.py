@@ -19,14 +19,36 @@ PLAN_CACHE_MODE = "force_generic_plan"
 
 
 class _TimedPool:
-    """asyncpg's Pool whose `acquire()` waits at most `timeout` seconds (connecting included)."""
+    """asyncpg's Pool whose `acquire()` waits at most `timeout` seconds (connecting included), and
+    whose released connections wait in a list of their own for the next `acquire()`.
+
+    asyncpg's `release()` runs a task of its own (`asyncio.shield`) and a reset per connection,
+    and its `acquire()` a queue and a holder's checks: about a tenth of the CPU of an intent read
+    or create (issue 26's profiles). A connection given back clean -- open, no transaction, no
+    cancellation under way, of the pool's generation, under its query limit, no listeners (what
+    asyncpg's reset would restore; `_PooledConnection` has no reset query) -- is kept here as it
+    is and handed out again, unless a request waits in asyncpg's queue for a connection (a burst
+    larger than the pool): that one gets it. Any other goes through asyncpg's release, which rolls
+    back, closes or replaces it. A kept connection that is lost (PostgreSQL went away) is taken
+    back by asyncpg itself, which detaches it: it is passed over. asyncpg still counts a kept
+    connection as in use: `close()`, `expire_connections()` and `terminate()` hand the kept ones
+    back first, and the idle count includes them."""
 
     def __init__(self, pool, timeout: float | None):
         self._pool = pool
         self._timeout = timeout
+        self._kept: list = []
 
     async def acquire(self, *, timeout: float | None = None):
-        if self.has_idle_connection():
+        while self._kept:
+            con = self._kept.pop()
+            raw = getattr(con, "_con", None)
+            if raw is None:                 # its connection was lost: asyncpg has taken it back already
+                continue
+            if not raw.is_closed():
+                return con
+            await self._pool.release(con)           # closed meanwhile: asyncpg replaces it
+        if self._pool_has_idle_connection():
             # A connected holder waits in the pool: taking it cannot block, so no timer is armed
             # (asyncpg bounds a wait with asyncio.wait_for, a task per acquire: a tenth of a read).
             return await self._pool.acquire()
@@ -36,15 +58,64 @@ class _TimedPool:
         except asyncio.TimeoutError:
             raise PoolTimeout("PostgreSQL", limit or 0) from None
 
+    async def release(self, con, *, timeout: float | None = None) -> None:
+        if self._clean(con) and not self._pool_has_waiters():
+            self._kept.append(con)
+        else:       # a request waiting in asyncpg's queue (a burst past the pool) gets this one
+            await self._pool.release(con, timeout=timeout)
+
+    def _pool_has_waiters(self) -> bool:
+        try:
+            return any(not w.done() for w in self._pool._queue._getters)
+        except AttributeError:          # another asyncpg layout: as if some were waiting
+            return True
+
+    def _clean(self, con) -> bool:
+        try:
+            raw, holder = con._con, con._holder
+            return (raw is not None and holder._pool is self._pool and not raw.is_closed()
+                    and raw._top_xact is None and not raw._protocol.is_in_transaction()
+                    and not raw._protocol._is_cancelling() and not raw._listeners and not raw._log_listeners
+                    and holder._generation == self._pool._generation
+                    and raw._protocol.queries_count < holder._max_queries and not self._pool._closing)
+        except AttributeError:          # another asyncpg layout: asyncpg's own release
+            return False
+
+    async def _give_back(self) -> None:
+        kept, self._kept = self._kept, []
+        for con in kept:
+            if getattr(con, "_con", None) is not None:
+                await self._pool.release(con)
+
     def has_idle_connection(self) -> bool:
-        """True when an idle holder in the pool is connected (asyncpg hands those out first)."""
+        """True when a connection can be had without waiting or connecting."""
+        return (any(getattr(c, "_con", None) is not None and not c._con.is_closed() for c in self._kept)
+                or self._pool_has_idle_connection())
+
+    def _pool_has_idle_connection(self) -> bool:
+        """True when an idle holder in asyncpg's pool is connected (asyncpg hands those out first)."""
         try:
             holders = self._pool._queue._queue
             return any(h.is_connected() for h in reversed(holders))
         except AttributeError:          # another asyncpg layout: always take the bounded path
             return False
 
-    def __getattr__(self, name: str) -> Any:     # release, close, terminate, expire_connections, ...
+    def get_idle_size(self) -> int:
+        return self._pool.get_idle_size() + sum(1 for c in self._kept if getattr(c, "_con", None) is not None)
+
+    async def close(self) -> None:
+        await self._give_back()
+        await self._pool.close()
+
+    async def expire_connections(self) -> None:
+        await self._give_back()
+        await self._pool.expire_connections()
+
+    def terminate(self) -> None:
+        self._kept.clear()
+        self._pool.terminate()
+
+    def __getattr__(self, name: str) -> Any:     # get_size, get_max_size, ...
         return getattr(self._pool, name)
 
 

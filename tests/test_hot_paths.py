@@ -180,6 +180,44 @@ async def test_an_idle_pooled_connection_is_taken_without_a_timer_and_a_busy_poo
     assert pool.has_idle_connection()
 
 
+async def test_a_connection_given_back_clean_is_kept_and_one_left_in_a_transaction_is_rolled_back(backend):
+    import asyncio
+
+    from app.health import db_pool_use
+
+    db = Payment._meta.db
+    await db.execute_query("SELECT 1")
+    pool = getattr(db, "_pool", None)
+    if pool is None or not hasattr(pool, "has_idle_connection"):
+        pytest.skip("the embedded database has no connection pool")
+    con = await pool.acquire()
+    await con.fetchval("SELECT 1")
+    await pool.release(con)
+    assert await pool.acquire() is con                  # kept as it was, handed out again
+    await con.execute("BEGIN")
+    await con.execute("CREATE TEMP TABLE t_left_open (x int)")
+    await pool.release(con)                             # in a transaction: asyncpg's release rolls it back
+    assert con not in pool._kept
+    assert db_pool_use().in_use == 0                    # kept connections count as idle
+    got = [await pool.acquire() for _ in range(pool._pool.get_max_size())]     # every connection: none has the table
+    for c in got:
+        assert not c.is_in_transaction()
+        assert await c.fetchval("SELECT to_regclass('pg_temp.t_left_open')") is None
+    waiting = asyncio.ensure_future(pool.acquire(timeout=5))      # a burst past the pool: it waits in asyncpg's queue
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    await pool.release(got.pop())                       # given to the waiting request, not kept
+    got.append(await asyncio.wait_for(waiting, 1))
+    for c in got:
+        await pool.release(c)
+    with pytest.raises(ZeroDivisionError):
+        async with in_transaction() as tx:              # a transaction that fails: nothing kept open
+            await tx.execute_query("SELECT 1")
+            raise ZeroDivisionError
+    assert all(not c.is_in_transaction() for c in pool._kept)
+    assert await db.execute_query_dict("SELECT 1 AS one") == [{"one": 1}]
+
+
 async def test_a_redis_command_that_does_not_answer_is_an_outage_and_frees_its_connection(backend):
     import asyncio
 
