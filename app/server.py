@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import aiohttp_cors
-from aiohttp import web
+from aiohttp import hdrs, web
 
 from app.backend import Backend
 from app import health, logs, metrics, webhook_sender
@@ -118,7 +118,22 @@ def _cors(app: web.Application, settings: Settings):
         "X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "Retry-After"),
         allow_headers=("Authorization", "Content-Type", "X-Idempotency-Key", "X-Request-Id"),
         allow_methods=["GET", "POST", "PUT", "DELETE", "OPTIONS"], max_age=600)
-    return aiohttp_cors.setup(app, defaults={o: options for o in origins})
+    cors = aiohttp_cors.setup(app, defaults={o: options for o in origins})
+    # aiohttp_cors looks at every response of the app: it resolves the route's CORS config before
+    # it reads the Origin header, and a request without one (every server-side call) gets nothing
+    # from it. Such a request now skips it (issue 26: 1.5-2% of the CPU of a /v1 read).
+    handlers = app.on_response_prepare
+    for i, handler in enumerate(handlers):
+        if getattr(handler, "__self__", None) is getattr(cors, "_cors_impl", None):
+            handlers[i] = _only_with_origin(handler)
+    return cors
+
+
+def _only_with_origin(prepare):
+    async def prepare_cors(request: web.Request, response: web.StreamResponse) -> None:
+        if hdrs.ORIGIN in request.headers:
+            await prepare(request, response)
+    return prepare_cors
 
 
 STATIC_DIR = Path(__file__).parent / "static"

@@ -293,6 +293,22 @@ async def test_cors_preflight_on_graphql_and_v1(client):
         assert "POST" in resp.headers["Access-Control-Allow-Methods"]
 
 
+async def test_a_cross_origin_answer_carries_the_cors_headers_and_a_server_call_none(client, merchant):
+    body = {"amount": 1000, "currency": "TRY", "payment_method": "card"}
+    resp = await client.post("/v1/payments/intent", json=body,
+                             headers={**bearer(merchant.sk), "Origin": "https://shop.example.com"})
+    assert resp.status == 201
+    assert resp.headers["Access-Control-Allow-Origin"] in ("*", "https://shop.example.com")
+    exposed = {h.strip() for h in resp.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining"} <= exposed
+    resp = await client.post("/v1/payments/intent", json=body, headers=bearer(merchant.sk))
+    assert resp.status == 201
+    assert not [h for h in resp.headers if h.lower().startswith("access-control-")]
+    resp = await client.post("/graphql", json={"query": "{ __typename }"},
+                             headers={**bearer(merchant.sk), "Origin": "https://shop.example.com"})
+    assert resp.headers["Access-Control-Allow-Origin"] in ("*", "https://shop.example.com")
+
+
 async def test_cors_in_production_allows_only_listed_origins(aiohttp_client, settings, clock):
     from dataclasses import replace
 
