@@ -317,3 +317,21 @@ async def test_the_gate_reloads_its_script_when_redis_has_lost_it(backend):
     got = await asyncio.gather(*(kv.get_incr_mark(entry, counter, 60, marker, 60) for _ in range(5)))
     assert sorted(n for _, n, _ in got) == [2, 3, 4, 5, 6]          # refused, reloaded, sent again: once each
     assert await kv.get(counter) == "6"
+
+
+async def test_a_gate_call_left_queued_by_a_stopped_loop_does_not_hold_up_the_next(backend):
+    import asyncio
+
+    kv = backend.runtime.kv
+    if kv.name != "redis":
+        pytest.skip("the embedded store queues nothing")
+    tag = os.urandom(4).hex()
+    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
+    await kv.set(entry, "value")
+    gone = asyncio.new_event_loop()
+    # what a loop that stopped between a gate call and its send leaves behind
+    kv._gates, kv._gates_loop = [((entry, counter, marker, 60_000, 60_000), gone.create_future())], gone
+    gone.close()
+    got = await asyncio.wait_for(kv.get_incr_mark(entry, counter, 60, marker, 60), 2)
+    assert got == ("value", 1, True)                # sent, and the stale call was not
+    assert not kv._gates
