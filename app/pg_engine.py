@@ -9,6 +9,7 @@ QAFILA_POOL_TIMEOUT; past it the request fails with `PoolTimeout`, which the edg
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 from tortoise.backends.asyncpg.client import AsyncpgDBClient
@@ -16,6 +17,7 @@ from tortoise.backends.asyncpg.client import AsyncpgDBClient
 from services.infra.faults import PoolTimeout
 
 PLAN_CACHE_MODE = "force_generic_plan"
+IDLE_KEPT = 60.0        # seconds a kept connection may go unused before asyncpg gets it back
 
 
 class _TimedPool:
@@ -37,11 +39,11 @@ class _TimedPool:
     def __init__(self, pool, timeout: float | None):
         self._pool = pool
         self._timeout = timeout
-        self._kept: list = []
+        self._kept: list[tuple[Any, float]] = []     # (connection, when it was given back), oldest first
 
     async def acquire(self, *, timeout: float | None = None):
         while self._kept:
-            con = self._kept.pop()
+            con, _ = self._kept.pop()
             raw = getattr(con, "_con", None)
             if raw is None:                 # its connection was lost: asyncpg has taken it back already
                 continue
@@ -60,7 +62,13 @@ class _TimedPool:
 
     async def release(self, con, *, timeout: float | None = None) -> None:
         if self._clean(con) and not self._pool_has_waiters():
-            self._kept.append(con)
+            now = time.monotonic()
+            self._kept.append((con, now))
+            if self._kept[0][1] < now - IDLE_KEPT:
+                # Unused that long (the pool grew in a burst): back to asyncpg, whose inactivity
+                # limit then closes it, so an idle process shrinks its pool as it did before.
+                idle, _ = self._kept.pop(0)
+                await self._pool.release(idle)
         else:       # a request waiting in asyncpg's queue (a burst past the pool) gets this one
             await self._pool.release(con, timeout=timeout)
 
@@ -83,13 +91,13 @@ class _TimedPool:
 
     async def _give_back(self) -> None:
         kept, self._kept = self._kept, []
-        for con in kept:
+        for con, _ in kept:
             if getattr(con, "_con", None) is not None:
                 await self._pool.release(con)
 
     def has_idle_connection(self) -> bool:
         """True when a connection can be had without waiting or connecting."""
-        return (any(getattr(c, "_con", None) is not None and not c._con.is_closed() for c in self._kept)
+        return (any(getattr(c, "_con", None) is not None and not c._con.is_closed() for c, _ in self._kept)
                 or self._pool_has_idle_connection())
 
     def _pool_has_idle_connection(self) -> bool:
@@ -101,7 +109,7 @@ class _TimedPool:
             return False
 
     def get_idle_size(self) -> int:
-        return self._pool.get_idle_size() + sum(1 for c in self._kept if getattr(c, "_con", None) is not None)
+        return self._pool.get_idle_size() + sum(1 for c, _ in self._kept if getattr(c, "_con", None) is not None)
 
     async def close(self) -> None:
         await self._give_back()

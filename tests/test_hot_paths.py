@@ -197,7 +197,7 @@ async def test_a_connection_given_back_clean_is_kept_and_one_left_in_a_transacti
     await con.execute("BEGIN")
     await con.execute("CREATE TEMP TABLE t_left_open (x int)")
     await pool.release(con)                             # in a transaction: asyncpg's release rolls it back
-    assert con not in pool._kept
+    assert con not in [c for c, _ in pool._kept]
     assert db_pool_use().in_use == 0                    # kept connections count as idle
     got = [await pool.acquire() for _ in range(pool._pool.get_max_size())]     # every connection: none has the table
     for c in got:
@@ -214,8 +214,33 @@ async def test_a_connection_given_back_clean_is_kept_and_one_left_in_a_transacti
         async with in_transaction() as tx:              # a transaction that fails: nothing kept open
             await tx.execute_query("SELECT 1")
             raise ZeroDivisionError
-    assert all(not c.is_in_transaction() for c in pool._kept)
+    assert all(not c.is_in_transaction() for c, _ in pool._kept)
     assert await db.execute_query_dict("SELECT 1 AS one") == [{"one": 1}]
+
+
+async def test_a_kept_connection_unused_for_a_minute_goes_back_to_asyncpg(backend):
+    import time
+
+    from app import pg_engine
+
+    db = Payment._meta.db
+    await db.execute_query("SELECT 1")
+    pool = getattr(db, "_pool", None)
+    if pool is None or not hasattr(pool, "has_idle_connection"):
+        pytest.skip("the embedded database has no connection pool")
+    first, second = await pool.acquire(), await pool.acquire()
+    await pool.release(first)
+    await pool.release(second)
+    assert [c for c, _ in pool._kept][-2:] == [first, second]
+    now = time.monotonic()              # first: unused for over a minute, the oldest; the others just used
+    pool._kept = [(first, now - pg_engine.IDLE_KEPT - 1)] + [(c, now) for c, _ in pool._kept if c is not first]
+    again = await pool.acquire()
+    assert again is second                              # the most recently used first
+    await pool.release(again)
+    kept = [c for c, _ in pool._kept]
+    assert first not in kept and second in kept         # the idle one went back to asyncpg
+    assert first._con is None                           # released there (its proxy detached)
+    assert all(t >= time.monotonic() - pg_engine.IDLE_KEPT for _, t in pool._kept)
 
 
 async def test_a_redis_command_that_does_not_answer_is_an_outage_and_frees_its_connection(backend):
