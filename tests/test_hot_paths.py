@@ -157,14 +157,20 @@ async def test_a_payment_and_its_receipt_are_read_in_one_statement_as_the_orm_re
                                    id=body["id"], merchant_id=other.id, livemode=False) is None
 
 
-async def test_an_idle_pooled_connection_is_taken_without_a_timer_and_a_busy_pool_still_times_out(backend):
-    from services.infra.faults import PoolTimeout
-
+async def _pg_pool():
+    """The PostgreSQL pool (made on first use); skips the embedded database, which has none."""
     db = Payment._meta.db
-    await db.execute_query("SELECT 1")             # the pool is made on first use
+    await db.execute_query("SELECT 1")
     pool = getattr(db, "_pool", None)
     if pool is None or not hasattr(pool, "has_idle_connection"):
         pytest.skip("the embedded database has no connection pool")
+    return db, pool
+
+
+async def test_an_idle_pooled_connection_is_taken_without_a_timer_and_a_busy_pool_still_times_out(backend):
+    from services.infra.faults import PoolTimeout
+
+    _, pool = await _pg_pool()
     held = []
     try:
         while pool.has_idle_connection():          # take every connected holder
@@ -185,11 +191,7 @@ async def test_a_connection_given_back_clean_is_kept_and_one_left_in_a_transacti
 
     from app.health import db_pool_use
 
-    db = Payment._meta.db
-    await db.execute_query("SELECT 1")
-    pool = getattr(db, "_pool", None)
-    if pool is None or not hasattr(pool, "has_idle_connection"):
-        pytest.skip("the embedded database has no connection pool")
+    db, pool = await _pg_pool()
     con = await pool.acquire()
     await con.fetchval("SELECT 1")
     await pool.release(con)
@@ -223,11 +225,7 @@ async def test_a_kept_connection_unused_for_a_minute_goes_back_to_asyncpg(backen
 
     from app import pg_engine
 
-    db = Payment._meta.db
-    await db.execute_query("SELECT 1")
-    pool = getattr(db, "_pool", None)
-    if pool is None or not hasattr(pool, "has_idle_connection"):
-        pytest.skip("the embedded database has no connection pool")
+    _, pool = await _pg_pool()
     first, second = await pool.acquire(), await pool.acquire()
     await pool.release(first)
     await pool.release(second)
@@ -328,15 +326,21 @@ async def test_the_gate_calls_of_one_loop_turn_are_each_counted_once_and_share_o
     assert await kv.get(counter) == "50"
 
 
+async def _redis_gate(backend):
+    """The Redis store and the keys of a fresh gate whose entry exists (skips the embedded store)."""
+    kv = backend.runtime.kv
+    if kv.name != "redis":
+        pytest.skip("the embedded store has no scripts and queues nothing")
+    tag = os.urandom(4).hex()
+    keys = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
+    await kv.set(keys[0], "value")
+    return kv, keys
+
+
 async def test_the_gate_reloads_its_script_when_redis_has_lost_it(backend):
     import asyncio
 
-    kv = backend.runtime.kv
-    if kv.name != "redis":
-        pytest.skip("the embedded store runs no scripts")
-    tag = os.urandom(4).hex()
-    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
-    await kv.set(entry, "value")
+    kv, (entry, counter, marker) = await _redis_gate(backend)
     assert (await kv.get_incr_mark(entry, counter, 60, marker, 60))[1] == 1
     await kv._redis.script_flush()                  # as after a Redis restart
     got = await asyncio.gather(*(kv.get_incr_mark(entry, counter, 60, marker, 60) for _ in range(5)))
@@ -347,12 +351,7 @@ async def test_the_gate_reloads_its_script_when_redis_has_lost_it(backend):
 async def test_a_gate_call_left_queued_by_a_stopped_loop_does_not_hold_up_the_next(backend):
     import asyncio
 
-    kv = backend.runtime.kv
-    if kv.name != "redis":
-        pytest.skip("the embedded store queues nothing")
-    tag = os.urandom(4).hex()
-    entry, counter, marker = f"t:{tag}:entry", f"t:{tag}:count", f"t:{tag}:mark"
-    await kv.set(entry, "value")
+    kv, (entry, counter, marker) = await _redis_gate(backend)
     gone = asyncio.new_event_loop()
     # what a loop that stopped between a gate call and its send leaves behind
     kv._gates, kv._gates_loop = [((entry, counter, marker, 60_000, 60_000), gone.create_future())], gone
