@@ -122,9 +122,9 @@ def _cors(app: web.Application, settings: Settings):
     # aiohttp_cors looks at every response of the app: it resolves the route's CORS config before
     # it reads the Origin header, and a request without one (every server-side call) gets nothing
     # from it. Such a request now skips it (issue 26: 1.5-2% of the CPU of a /v1 read).
-    handlers = app.on_response_prepare
+    impl, handlers = getattr(cors, "_cors_impl", None), app.on_response_prepare
     for i, handler in enumerate(handlers):
-        if getattr(handler, "__self__", None) is getattr(cors, "_cors_impl", None):
+        if impl is not None and getattr(handler, "__self__", None) is impl:
             handlers[i] = _only_with_origin(handler)
     return cors
 
