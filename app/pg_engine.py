@@ -44,10 +44,9 @@ class _TimedPool:
     async def acquire(self, *, timeout: float | None = None):
         while self._kept:
             con, _ = self._kept.pop()
-            raw = getattr(con, "_con", None)
-            if raw is None:                 # its connection was lost: asyncpg has taken it back already
+            if not _attached(con):          # its connection was lost: asyncpg has taken it back already
                 continue
-            if not raw.is_closed():
+            if not con._con.is_closed():
                 return con
             await self._pool.release(con)           # closed meanwhile: asyncpg replaces it
         if self._pool_has_idle_connection():
@@ -92,12 +91,12 @@ class _TimedPool:
     async def _give_back(self) -> None:
         kept, self._kept = self._kept, []
         for con, _ in kept:
-            if getattr(con, "_con", None) is not None:
+            if _attached(con):
                 await self._pool.release(con)
 
     def has_idle_connection(self) -> bool:
         """True when a connection can be had without waiting or connecting."""
-        return (any(getattr(c, "_con", None) is not None and not c._con.is_closed() for c, _ in self._kept)
+        return (any(_attached(c) and not c._con.is_closed() for c, _ in self._kept)
                 or self._pool_has_idle_connection())
 
     def _pool_has_idle_connection(self) -> bool:
@@ -109,7 +108,7 @@ class _TimedPool:
             return False
 
     def get_idle_size(self) -> int:
-        return self._pool.get_idle_size() + sum(1 for c, _ in self._kept if getattr(c, "_con", None) is not None)
+        return self._pool.get_idle_size() + sum(1 for c, _ in self._kept if _attached(c))
 
     async def close(self) -> None:
         await self._give_back()
@@ -125,6 +124,11 @@ class _TimedPool:
 
     def __getattr__(self, name: str) -> Any:     # get_size, get_max_size, ...
         return getattr(self._pool, name)
+
+
+def _attached(con) -> bool:
+    """False once asyncpg has detached a pooled connection's proxy (it took the holder back)."""
+    return getattr(con, "_con", None) is not None
 
 
 class TimedAsyncpgClient(AsyncpgDBClient):
