@@ -17,6 +17,7 @@ from tortoise.backends.asyncpg.client import AsyncpgDBClient
 from services.infra.faults import PoolTimeout
 
 PLAN_CACHE_MODE = "force_generic_plan"
+JIT = "off"
 IDLE_KEPT = 60.0        # seconds a kept connection may go unused before asyncpg gets it back
 
 
@@ -143,6 +144,13 @@ class TimedAsyncpgClient(AsyncpgDBClient):
         # service's statements are keyed by primary keys and by the (tenant, created_at, id)
         # indexes, whose generic plans are the custom ones (docs/decisions.md, issue 26).
         self.server_settings.setdefault("plan_cache_mode", PLAN_CACHE_MODE)
+        # No JIT compilation. A generic plan cannot see a page's LIMIT, so it costs a page of 20 as
+        # a tenth of the tenant's rows; past about 750,000 intents of one merchant that estimate
+        # crossed jit_above_cost and PostgreSQL compiled the page's expressions on every execution:
+        # 55-60 ms of JIT for a page that executes in 0.05 ms (docs/decisions.md, issue 26, eighth
+        # round). The service's statements are short reads and writes by key, keyset and rollup, where
+        # compiling costs far more than it could save.
+        self.server_settings.setdefault("jit", JIT)
 
     async def create_pool(self, **kwargs):
         return _TimedPool(await super().create_pool(**kwargs), self.acquire_timeout)

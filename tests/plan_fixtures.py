@@ -40,15 +40,24 @@ async def clone(db, table: str, row_id: str, n: int, span: timedelta, column: st
 async def generic_plan(db, sql: str, values: list) -> dict:
     """EXPLAIN (ANALYZE, BUFFERS) of `sql` with `values`, run as the service runs it: prepared on
     one of its pooled connections (plan_cache_mode=force_generic_plan). The plan's root node."""
+    return (await explained(db, sql, values))["Plan"]
+
+
+async def explained(db, sql: str, values: list, **settings: str) -> dict:
+    """`generic_plan`'s whole EXPLAIN document (the plan, its timings, its JIT if any), with
+    `settings` set for its transaction only (SET LOCAL), the pooled connection left as it was."""
     async with db.acquire_connection() as conn:
         assert await conn.fetchval("SHOW plan_cache_mode") == "force_generic_plan"
-        await conn.execute(f"PREPARE plan_probe AS {sql}")
-        try:
-            plan = json.loads(await conn.fetchval(
-                f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE plan_probe({', '.join(map(literal, values))})"))
-        finally:
-            await conn.execute("DEALLOCATE plan_probe")
-    return plan[0]["Plan"]
+        async with conn.transaction():
+            for name, value in settings.items():
+                await conn.execute(f"SET LOCAL {name} = {value}")
+            await conn.execute(f"PREPARE plan_probe AS {sql}")
+            try:
+                plan = json.loads(await conn.fetchval(
+                    f"EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE plan_probe({', '.join(map(literal, values))})"))
+            finally:
+                await conn.execute("DEALLOCATE plan_probe")
+    return plan[0]
 
 
 def pages(root: dict) -> int:
