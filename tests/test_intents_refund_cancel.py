@@ -384,6 +384,28 @@ async def test_reads_never_show_an_expired_intent_as_payable(client, merchant, c
     assert body["data"]["paymentIntent"]["status"] == "canceled"
 
 
+async def test_a_read_that_loses_the_expiry_race_still_shows_the_intent_expired(client, merchant, clock, monkeypatch):
+    """Two reads (or a read and the worker) find the same intent past expires_at: the one that
+    gets to cancel it second must still answer it canceled, not as the payable row it read."""
+    from services.payments import intents as intents_
+    expire_one = intents_._expire_one
+
+    async def beaten(intent_id, now):
+        assert await expire_one(intent_id, now)            # the other one gets there first
+        return await expire_one(intent_id, now)            # and this one finds nothing left to do
+    monkeypatch.setattr(intents_, "_expire_one", beaten)
+    retrieved, listed, queried = [await create(client, merchant.sk) for _ in range(3)]
+
+    clock.advance(hours=1, seconds=1)
+    got = await get(client, merchant.sk, retrieved["id"])
+    assert (got["status"], got["cancellation_reason"]) == ("canceled", "expired")
+    status, body = await gql(client, ONE, {"id": queried["id"]}, merchant.sk)
+    assert body["data"]["paymentIntent"]["status"] == "canceled"
+    r = await client.get("/v1/payments", headers=bearer(merchant.sk))
+    page = {x["id"]: x for x in (await r.json())["data"]}
+    assert (page[listed["id"]]["status"], page[listed["id"]]["cancellation_reason"]) == ("canceled", "expired")
+
+
 # ---------------------------------------------------------------- GraphQL twins
 
 REFUND = """mutation($input: PaymentIntentRefundInput!) { paymentIntentRefund(input: $input) {

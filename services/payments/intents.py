@@ -436,13 +436,16 @@ async def get_intent(*, principal: Principal, intent_id: str, client_secret: str
 async def get_intent_with_receipt(*, principal: Principal, intent_id: str, client_secret: str | None = None
                                   ) -> tuple[PaymentIntent, receipts.ReceiptState | None]:
     """The intent (read-only: a lookup.RowView) and the state of its receipt, in one read."""
-    found = await lookup.first_with(PaymentIntent, Receipt, "payment_id", receipts.RECEIPT_COLUMNS,
-                                    as_view=True, id=intent_id, **principal.scope)
-    if found is None:
-        raise NotFound("No such payment intent", param="id")
+    async def read():
+        found = await lookup.first_with(PaymentIntent, Receipt, "payment_id", receipts.RECEIPT_COLUMNS,
+                                        as_view=True, id=intent_id, **principal.scope)
+        if found is None:
+            raise NotFound("No such payment intent", param="id")
+        return found
+    found = await read()
     _check_client_secret(principal, found[0], client_secret)
     if await expire_stale(principal, [found[0]]):          # read again: now canceled
-        return await get_intent_with_receipt(principal=principal, intent_id=intent_id, client_secret=client_secret)
+        found = await read()
     return found[0], receipts.state_from(found[1])
 
 
@@ -862,16 +865,19 @@ def expirable(intent) -> bool:
 
 async def expire_stale(principal: Principal, items) -> set[str]:
     """A read never shows an intent past `expires_at` as payable: the ones the worker has not
-    reached yet are canceled on the spot. Returns their ids (read them again)."""
+    reached yet are canceled on the spot. Returns the ids of all those past `expires_at`, to be
+    read again: each is canceled now, here or by whoever got to it first (another read, the
+    worker) after this read took its row -- or paid just before, which the new read shows."""
     stale = [i for i in items if expirable(i)]
     if not stale:
         return set()
     now = await now_for(principal)
-    done = set()
+    due = set()
     for i in stale:
-        if i.expires_at <= now and await _expire_one(i.id, now):
-            done.add(i.id)
-    return done
+        if i.expires_at <= now:
+            await _expire_one(i.id, now)
+            due.add(i.id)
+    return due
 
 
 # ---------------------------------------------------------------- test helpers (test mode only)
