@@ -24,6 +24,12 @@ UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")
 OPEN = (f"(status IN ({', '.join(repr(x) for x in UNPAID)}) "
         "OR (status = 'failed' AND COALESCE(failure_code, '') <> 'expired') "
         "OR (status = 'processing' AND payment_method = 'crypto'))")
+# The statuses OPEN admits, for a read confined to one merchant: implied by OPEN, but said so
+# the generic plan takes the merchant's own intents of those statuses from the list's status index
+# (merchant_id, livemode, status, ...), not the open intents of every merchant from the partial
+# index in expires_at order, filtered. The scheduler reads each merchant with a moved test clock
+# every pass: 20 ms each with 35,000 open intents on the platform, 0.2 ms this way.
+_OPEN_STATUSES = f"status IN ({', '.join(repr(x) for x in (*UNPAID, 'failed', 'processing'))})"
 # A Fawry reference waiting to be paid: its own job (local_methods' fawry.expire) fails it.
 _WAITING_REFERENCE = "(status = 'requires_action' AND payment_method = 'fawry')"
 
@@ -45,6 +51,7 @@ async def due(until: datetime, limit: int, *, livemode: bool | None = None, merc
         where.append("livemode = {}")
         values.append(lookup.db_value(PaymentIntent, "livemode", livemode))
     if merchant_id is not None:
+        where.append(_OPEN_STATUSES)
         where.append("merchant_id = {}")
         values.append(merchant_id)
     excluded = sorted(exclude_merchants)
