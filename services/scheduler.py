@@ -59,6 +59,10 @@ class JobKind:
     due: Callable[[Scope, datetime, int], Awaitable[list[tuple[datetime, str]]]]
     # (item id, due time) -> a one-line summary of what happened, or None if it was not due any more
     run: Callable[[str, datetime], Awaitable[str | None]]
+    # False for a kind whose run never makes an item due (of any kind): the items already read
+    # run on without reading what is due again after each (an intent's expiry; not a renewal,
+    # which schedules the next one, possibly before the rest of the batch)
+    schedules: bool = True
 
 
 @dataclass
@@ -99,12 +103,17 @@ async def run_due(scope: Scope, until: datetime, *, max_runs: int = MAX_RUNS) ->
     A run may make new items due (a renewal schedules the next); they run too if due by `until`."""
     ran: list[Ran] = []
     skipped: set[tuple[str, str, datetime]] = set()
+    batch: list[Due] = []
     while len(ran) < max_runs:
-        batch = [d for d in await next_due(scope, until) if (d.kind, d.id, d.when) not in skipped]
         if not batch:
-            break
-        item = batch[0]
+            batch = [d for d in await next_due(scope, until) if (d.kind, d.id, d.when) not in skipped]
+            batch.reverse()                 # earliest last: taken with pop()
+            if not batch:
+                break
+        item = batch.pop()
         job = JOBS[item.order]
+        if job.schedules:
+            batch = []                      # its run may make something due before the rest: read again
         with running_at(item.when):
             try:
                 outcome = await job.run(item.id, item.when)

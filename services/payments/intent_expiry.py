@@ -24,4 +24,4 @@ async def expire(intent_id: str, due: datetime) -> str | None:
 
 def register_jobs() -> None:
     """This domain's job kind, registered with the scheduler when the app starts (app/jobs.py)."""
-    scheduler.register(scheduler.JobKind("intent.expire", _due, expire))
+    scheduler.register(scheduler.JobKind("intent.expire", _due, expire, schedules=False))

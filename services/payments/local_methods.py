@@ -403,7 +403,7 @@ def install() -> None:
     flows, and the Fawry expiry becomes a scheduler job kind."""
     import sys
     intents.use_local_flows(sys.modules[__name__])
-    scheduler.register(scheduler.JobKind("fawry.expire", _due_references, _run_expiry))
+    scheduler.register(scheduler.JobKind("fawry.expire", _due_references, _run_expiry, schedules=False))
 
 
 def check_refundable(intent) -> None:
