@@ -93,5 +93,7 @@ async def test_one_merchants_due_read_skips_the_open_intents_of_the_others(clien
     assert [iid for _, iid in due] == [mine]
     (sql, values), = seen
     root = await generic_plan(db, sql, values)
-    assert "Seq Scan" not in json.dumps(root), json.dumps(root)[:3000]
+    text = json.dumps(root)
+    # the partial index of every merchant's open intents is out of reach of this read's plan
+    assert "Seq Scan" not in text and "payment_intents_open_expiry" not in text, text[:3000]
     assert pages(root) < 50, pages(root)
