@@ -72,28 +72,3 @@ async def test_the_due_read_skips_terminal_intents_on_postgresql(client, merchan
     assert "payment_intents_open_expiry" in text and "Seq Scan" not in text, text[:3000]
     # the open intents of every test before this one are read (each is due by now), not the paid ones
     assert pages(root) < table_pages / 4, (pages(root), table_pages)
-
-
-async def test_one_merchants_due_read_skips_the_open_intents_of_the_others(client, merchant, make_merchant, clock,
-                                                                           monkeypatch):
-    """A merchant with a moved test clock is read on its own every scheduler pass: through its
-    own intents, not by walking every merchant's open ones in expiry order."""
-    db = Tortoise.get_connection("default")
-    if db.capabilities.dialect != "postgres":
-        pytest.skip("the plans are PostgreSQL's")
-    other = await make_merchant()
-    theirs, = await _intents(client, other, 1)
-    mine, = await _intents(client, merchant, 1)
-    # 50,000 unpaid intents of another merchant, all due before this one's
-    await clone(db, "payment_intents", theirs, 50_000, timedelta(hours=1), method_reference="NULL",
-                expires_at="expires_at - interval '2 hours'")
-    clock.advance(days=2)
-    seen = capture(monkeypatch, "ORDER BY expires_at, id")
-    due = await expiry_due.due(clock.now(), 100, livemode=False, merchant_id=merchant.id)
-    assert [iid for _, iid in due] == [mine]
-    (sql, values), = seen
-    root = await generic_plan(db, sql, values)
-    text = json.dumps(root)
-    # the partial index of every merchant's open intents is out of reach of this read's plan
-    assert "Seq Scan" not in text and "payment_intents_open_expiry" not in text, text[:3000]
-    assert pages(root) < 50, pages(root)

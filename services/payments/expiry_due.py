@@ -24,16 +24,6 @@ UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")
 OPEN = (f"(status IN ({', '.join(repr(x) for x in UNPAID)}) "
         "OR (status = 'failed' AND COALESCE(failure_code, '') <> 'expired') "
         "OR (status = 'processing' AND payment_method = 'crypto'))")
-# OPEN for a read confined to one merchant, said so that PostgreSQL cannot match it to the
-# partial index's predicate: its statuses as one list, the conditions on two of them as a CASE.
-# The scheduler reads each merchant with a moved test clock on its own, every pass. Through the
-# partial index (every merchant's open intents in expires_at order, filtered) that took 20 ms with
-# 35,000 open intents on the platform; whether a generic plan chose it depended on the table's
-# statistics. The partial index out of reach, the merchant's own intents of those statuses come
-# from the list's status index (merchant_id, livemode, status, ...): 0.2 ms.
-_OPEN_OF_ONE = (f"status IN ({', '.join(repr(x) for x in (*UNPAID, 'failed', 'processing'))}) "
-                "AND CASE status WHEN 'failed' THEN COALESCE(failure_code, '') <> 'expired' "
-                "WHEN 'processing' THEN payment_method = 'crypto' ELSE true END")
 # A Fawry reference waiting to be paid: its own job (local_methods' fawry.expire) fails it.
 _WAITING_REFERENCE = "(status = 'requires_action' AND payment_method = 'fawry')"
 
@@ -45,7 +35,7 @@ async def due(until: datetime, limit: int, *, livemode: bool | None = None, merc
     first, at most `limit`; confined to a mode, a merchant or all but some merchants when given.
     `with_references=False` leaves out Fawry references still waiting (their job expires them);
     `references_only=True` reads only those (that job's read)."""
-    where = [OPEN if merchant_id is None else _OPEN_OF_ONE, "expires_at <= {}"]
+    where = [OPEN, "expires_at <= {}"]
     values: list = [lookup.db_value(PaymentIntent, "expires_at", until)]
     if references_only:
         where.append(_WAITING_REFERENCE)
