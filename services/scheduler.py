@@ -80,7 +80,7 @@ def register(job: JobKind) -> JobKind:
     """Adds a job kind (once: registering the same kind again, as every app start does, is a no-op)."""
     for known in JOBS:
         if known.name == job.name:
-            if (known.due, known.run) != (job.due, job.run):
+            if (known.due, known.run, known.schedules) != (job.due, job.run, job.schedules):
                 raise ValueError(f"job kind {job.name} registered twice")
             return known
     JOBS.append(job)

@@ -82,3 +82,11 @@ async def test_an_item_claimed_elsewhere_is_skipped_and_the_batch_goes_on(jobs):
     ran = await scheduler.run_due(scheduler.Scope(livemode=False), T0 + timedelta(hours=1))
     assert [r.id for r in ran] == ["pay_0", "pay_1", "pay_3", "pay_4"]
     assert expiries.reads == 2             # the batch, and the read that finds only the skipped one
+
+
+def test_a_kind_registered_again_must_say_the_same_of_what_it_schedules(jobs):
+    kind = Kind("intent.expire", [], schedules=False)
+    scheduler.register(kind.job)
+    assert scheduler.register(scheduler.JobKind("intent.expire", kind.due, kind.run, schedules=False)) is kind.job
+    with pytest.raises(ValueError, match="registered twice"):
+        scheduler.register(scheduler.JobKind("intent.expire", kind.due, kind.run, schedules=True))
