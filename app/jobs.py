@@ -3,7 +3,7 @@ imports no domain). The order is the order ties at one instant run in."""
 from __future__ import annotations
 
 from services.billing import subscriptions
-from services.billing.zatca import documents as zatca_documents
+from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
 

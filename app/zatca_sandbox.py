@@ -1,13 +1,13 @@
 """The ZATCA simulator over HTTP, under /sandbox/zatca (point QAFILA_ZATCA_URL at
 `<public url>/sandbox/zatca` to go through it as through ZATCA): the same
-services.billing.zatca.api.dispatch that test mode calls in-process."""
+services.einvoicing.zatca.api.dispatch that test mode calls in-process."""
 from __future__ import annotations
 
 import orjson
 from aiohttp import web
 
 from rest_compat.routing import json_response
-from services.billing.zatca import api
+from services.einvoicing.zatca import api
 
 PREFIX = "/sandbox/zatca"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from rest_compat.routing import Call, Route
-from services.billing.zatca import documents, units
+from services.einvoicing.zatca import documents, units
 
 
 async def zatca_onboard(call: Call) -> dict:

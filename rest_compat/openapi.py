@@ -627,7 +627,7 @@ MERCHANT.update({
         description="Test mode only: moves the merchant's test clock and runs renewals and dunning that fell due."),
 })
 
-# ---- merchant /api: ZATCA e-invoicing (rest_compat/merchant_einvoicing.py; services/billing/zatca).
+# ---- merchant /api: ZATCA e-invoicing (rest_compat/merchant_einvoicing.py; services/einvoicing/zatca).
 ZATCA_MESSAGE = shape({"type": STR, "code": STR, "category": STR, "message": STR})
 ZATCA_BLOCK = shape({"type": enum(("simplified", "standard")), "uuid": STR, "icv": INT, "hash": STR,
                      "status": enum(("pending", "reported", "cleared", "rejected")), "messages": arr(ZATCA_MESSAGE)})

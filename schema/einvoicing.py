@@ -12,7 +12,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.scalars import MinorAmount
-from services.billing.zatca import documents, units
+from services.einvoicing.zatca import documents, units
 
 
 @strawberry.type

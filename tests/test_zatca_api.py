@@ -11,7 +11,7 @@ from lxml import etree
 
 from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.events import Event
-from services.billing.zatca import signing, simulator
+from services.einvoicing.zatca import signing, simulator
 from services.infra.runtime import runtime
 from tests.billing_fixtures import advance, call, customer
 from tests.conftest import gql

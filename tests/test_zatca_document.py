@@ -10,7 +10,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from lxml import etree
 
-from services.billing.zatca import keys, signing, simulator, tlv, ubl
+from services.einvoicing.zatca import keys, signing, simulator, tlv, ubl
 from tests.zatca_fixtures import SAMPLE, SECRET, document, schema_errors, unit
 
 NS = signing.NS_ALL
@@ -206,7 +206,7 @@ def test_simulator_reports_a_good_document_and_refuses_clearing_a_simplified_one
 
 
 def test_compliance_samples_cover_each_declared_type_and_are_valid():
-    from services.billing.zatca.units import compliance_samples
+    from services.einvoicing.zatca.units import compliance_samples
 
     now = datetime(2026, 3, 1, tzinfo=timezone.utc)
     docs = compliance_samples(types="1100", vat="300000000000003", organization="Acme", address={}, now=now)

@@ -9,9 +9,9 @@ from datetime import date, datetime, timezone
 from lxml import etree
 
 from services.billing.pdf import EInvoice, arabic_indic, format_hijri, render_invoice_pdf
-from services.billing.zatca import signing, tlv
-from services.billing.zatca.documents import digits_of
-from services.billing.zatca.ubl import KSA
+from services.einvoicing.zatca import signing, tlv
+from services.einvoicing.zatca.documents import digits_of
+from services.einvoicing.zatca.ubl import KSA
 from tests.billing_fixtures import call, customer
 from tests.test_billing_invoices import pdf_text as app_pdf_text
 from tests.test_billing_pdf import make_doc, pdf_text, qr_image, qr_matches

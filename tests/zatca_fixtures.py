@@ -8,7 +8,7 @@ import uuid
 from datetime import datetime, timezone
 from decimal import Decimal
 
-from services.billing.zatca import keys, simulator, ubl
+from services.einvoicing.zatca import keys, simulator, ubl
 
 SAMPLE = pathlib.Path(__file__).parent / "data" / "zatca" / "simplified_sample.xml"
 SECRET = "test-secret-key-0123456789abcdef0123456789"

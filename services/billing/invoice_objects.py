@@ -1,5 +1,5 @@
 """The invoice as events carry it and its URLs: shared by invoices and by e-invoicing
-(services.billing.zatca), which must not import the invoices module back."""
+(services.einvoicing.zatca), which must not import the invoices module back."""
 from __future__ import annotations
 
 from models.billing import Invoice

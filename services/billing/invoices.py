@@ -272,7 +272,7 @@ async def send_invoice(*, principal: Principal, invoice_id: str, data: dict | No
 
 async def _einvoice(inv: Invoice, *, require_cleared: bool) -> None:
     """A SAR invoice of a merchant onboarded with ZATCA becomes a signed e-invoice as it leaves draft."""
-    from services.billing.zatca import documents
+    from services.einvoicing.zatca import documents
 
     await documents.finalise(inv, require_cleared=require_cleared)
 
@@ -353,7 +353,7 @@ async def render_pdf(inv: Invoice) -> bytes:
         subtotal=inv.subtotal, tax=inv.tax, tax_rate=inv.tax_rate, total=inv.total, status=inv.status,
         paid_at=inv.paid_at, payment_url=urls(inv)["hosted_invoice_url"] if inv.status != "paid" else None)
     if inv.zatca is not None:                   # a ZATCA e-invoice: its phase-2 QR, Hijri date, digits
-        from services.billing.zatca import documents
+        from services.einvoicing.zatca import documents
 
         info = await documents.print_info(inv)
         if info is not None:

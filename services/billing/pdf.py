@@ -86,7 +86,7 @@ class InvoiceDocument:
     status: str          # draft | sent | paid
     paid_at: datetime | None = None
     payment_url: str | None = None   # the hosted payment page, printed as a link
-    einvoice: EInvoice | None = None  # a ZATCA phase 2 e-invoice: its QR and kind (services/billing/zatca)
+    einvoice: EInvoice | None = None  # a ZATCA phase 2 e-invoice: its QR and kind (services/einvoicing/zatca)
     digits: str = "latn"             # "arab": Arabic-Indic digits on Arabic documents (the merchant's locale -u-nu-arab)
 
 

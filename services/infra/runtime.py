@@ -32,7 +32,7 @@ class ServiceConfig:
     messaging_phone_number_id: str = ""
     messaging_access_token: str = ""
     # ZATCA e-invoicing API (QAFILA_ZATCA_URL). Empty: test mode uses the built-in simulator
-    # (services.billing.zatca.simulator, also served at /sandbox/zatca), live mode ZATCA's core URL.
+    # (services.einvoicing.zatca.simulator, also served at /sandbox/zatca), live mode ZATCA's core URL.
     zatca_url: str = ""
 
     @property

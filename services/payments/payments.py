@@ -571,7 +571,7 @@ async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> None:
     stands whatever happens here: a failure is logged, never the refund's error."""
     import logging
 
-    from services.billing.zatca import documents
+    from services.einvoicing.zatca import documents
 
     try:
         await documents.credit_for_refund(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,

@@ -8,7 +8,7 @@ import base64
 from dataclasses import dataclass
 from typing import Any
 
-from services.billing.zatca import simulator
+from services.einvoicing.zatca import simulator
 from services.infra.runtime import runtime
 
 PRODUCTION_URL = "https://gw-fatoora.zatca.gov.sa/e-invoicing/core"

@@ -31,8 +31,8 @@ from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
-from services.billing.zatca import api, keys, signing, simulator, ubl
-from services.billing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
+from services.einvoicing.zatca import api, keys, signing, simulator, ubl
+from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra import clock

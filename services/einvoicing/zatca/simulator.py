@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from lxml import etree
 
-from services.billing.zatca import keys, signing, ubl
+from services.einvoicing.zatca import keys, signing, ubl
 
 SANDBOX_OTP = "123345"
 REJECTED_BUYER_VAT = "399999999900003"

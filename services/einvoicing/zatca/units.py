@@ -15,7 +15,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.einvoicing import ZatcaUnit
-from services.billing.zatca import api, keys, signing, simulator, ubl
+from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.errors import DomainError, ServiceUnavailable, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from lxml import etree
 
-from services.billing.zatca import tlv, ubl
+from services.einvoicing.zatca import tlv, ubl
 
 DS = "http://www.w3.org/2000/09/xmldsig#"
 XADES = "http://uri.etsi.org/01903/v1.3.2#"
