@@ -3,6 +3,7 @@ imports no domain). The order is the order ties at one instant run in."""
 from __future__ import annotations
 
 from services.billing import subscriptions
+from services.einvoicing import core as einvoicing_core
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
@@ -14,4 +15,5 @@ def register_job_kinds() -> None:
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
     intent_expiry.register_jobs()    # intent.expire
     local_methods.install()          # fawry.expire, and the local methods' intent flows
-    zatca_documents.register_jobs()  # zatca.submit
+    zatca_documents.register_jobs()  # zatca.submit, and ZATCA as an e-invoicing authority
+    einvoicing_core.register_jobs()  # einvoicing.submit (the other authorities' documents)

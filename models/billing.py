@@ -120,6 +120,12 @@ class Invoice(Model):
     # ZATCA e-invoice: {type, uuid, icv, hash, status, messages} of its document (models.einvoicing),
     # copied here in the same transaction so every read shapes it without another query; null if none.
     zatca = fields.JSONField(null=True)
+    # Turkish (GİB) and Egyptian (ETA) e-documents, copied here the same way; null if none.
+    gib = fields.JSONField(null=True)
+    eta = fields.JSONField(null=True)
+    # The credit and debit notes (and returns) that refer to this invoice, of any authority:
+    # [{id, kind, number, amount, tax, <authority>: its block}], kept in the notes' transactions.
+    notes = fields.JSONField(default=list)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

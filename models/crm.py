@@ -66,6 +66,7 @@ class Customer(Model):
     email = fields.CharField(max_length=254, null=True)
     phone = fields.CharField(max_length=20, null=True)             # +E.164
     tags = fields.CharField(max_length=1000, default="")           # ",vip,gold," (portable tag filter)
+    tax_id = fields.JSONField(null=True)                           # {type, value, country[, tax_office]}
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

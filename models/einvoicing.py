@@ -69,3 +69,67 @@ class ZatcaDocument(Model):
         table = "zatca_documents"
         unique_together = (("unit_id", "icv"),)
         indexes = (("invoice_id",), ("status", "next_attempt_at"))
+
+
+class EinvoiceUnit(Model):
+    """A merchant's unit with one tax authority other than ZATCA (`gib`, `eta`) in one mode: what
+    the authority package keeps public in `settings`, its secrets sealed in `secrets_enc` (JSON,
+    encrypted with QAFILA_SECRET_KEY), and the head of its chains (`seq`, `seq_year`, `chain_head`),
+    which a document takes under a row lock on this row (services.einvoicing.core.lock_unit)."""
+    id = fields.CharField(pk=True, max_length=40)                 # eiu_...
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="einvoice_units", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    authority = fields.CharField(max_length=8)                    # gib | eta
+    status = fields.CharField(max_length=16)                      # active
+    settings = fields.JSONField(default=dict)                     # the authority's public set-up (never a secret)
+    secrets_enc = fields.TextField(default="")                    # sealed JSON of the unit's secrets
+    seq = fields.BigIntField(default=0)                           # the last number given (gapless)
+    seq_year = fields.IntField(null=True)                         # the year `seq` counts in, when it restarts yearly
+    receipt_seq = fields.BigIntField(default=0)                   # a second chain (ETA's e-receipts)
+    chain_head = fields.CharField(max_length=128, default="")     # the last chained document's uuid or hash
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "einvoice_units"
+        unique_together = (("merchant_id", "livemode", "authority"),)
+
+
+class EinvoiceDocument(Model):
+    """One document of a unit: an invoice, a note or return that refers to its original
+    (`original_id`), or a receipt. `body` is the document as the authority receives it (signed
+    XML or JSON); `status` moves pending -> the authority's outcome; the submit job retries a
+    pending one at `next_attempt_at` with backoff and never drops it."""
+    id = fields.CharField(pk=True, max_length=40)                 # eid_...
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="einvoice_documents", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    authority = fields.CharField(max_length=8)
+    unit = fields.ForeignKeyField("einvoicing.EinvoiceUnit", db_constraint=False, related_name="documents", on_delete=fields.CASCADE)
+    invoice_id = fields.CharField(max_length=40, null=True)       # the invoice, or the one a note amends
+    payment_id = fields.CharField(max_length=40, null=True)       # a receipt's payment (or the payment that asked)
+    original_id = fields.CharField(max_length=40, null=True)      # a note's or return's original document
+    kind = fields.CharField(max_length=16)                        # invoice | credit_note | debit_note | receipt | return_receipt
+    type = fields.CharField(max_length=16)                        # the authority's kind (efatura, earsiv, I, C, D, R, ...)
+    number = fields.CharField(max_length=64)
+    uuid = fields.CharField(max_length=64)
+    seq = fields.BigIntField()
+    previous = fields.CharField(max_length=128, default="")       # the chain's previous uuid or hash
+    body = fields.TextField()
+    currency = fields.CharField(max_length=3)
+    amount = fields.BigIntField()                                 # total with tax, minor units
+    tax = fields.BigIntField()
+    reason = fields.CharField(max_length=200, null=True)
+    status = fields.CharField(max_length=12)
+    messages = fields.JSONField(default=list)
+    external = fields.JSONField(default=dict)                     # the authority's references (long id, submission id, ...)
+    attempts = fields.IntField(default=0)
+    next_attempt_at = fields.DatetimeField(null=True)
+    submitted_at = fields.DatetimeField(null=True)
+    issued_at = fields.DatetimeField()
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "einvoice_documents"
+        unique_together = (("unit_id", "number"),)
+        indexes = (("invoice_id",), ("payment_id",), ("status", "next_attempt_at"))

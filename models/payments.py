@@ -14,6 +14,7 @@ class Customer(Model):
     name = fields.CharField(max_length=200, null=True)
     phone = fields.CharField(max_length=32, null=True)
     metadata = fields.JSONField(default=dict)
+    tax_id = fields.JSONField(null=True)                          # {type, value, country[, tax_office]}
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

@@ -1,10 +1,12 @@
-"""E-invoicing routes of the merchant interface `/api` (ZATCA phase 2): the EGS unit's
-onboarding and state, an invoice's XML, credit and debit notes."""
+"""E-invoicing routes of the merchant interface `/api`: ZATCA's EGS unit (onboarding, state),
+credit and debit notes; for any authority, an invoice's e-document, its notes and their documents,
+and the test-mode outage helper."""
 from __future__ import annotations
 
 from aiohttp import web
 
 from rest_compat.routing import Call, Route
+from services.einvoicing import core
 from services.einvoicing.zatca import documents, units
 
 
@@ -17,12 +19,6 @@ async def zatca_get(call: Call) -> dict:
     return units.unit_object(await units.get_unit(principal=call.principal), call.principal)
 
 
-async def invoices_xml(call: Call) -> web.Response:
-    number, xml = await documents.xml_of(principal=call.principal, invoice_id=call.params["id"])
-    return web.Response(body=xml, content_type="application/xml", charset="utf-8",
-                        headers={"Content-Disposition": f'inline; filename="{number}.xml"'})
-
-
 async def invoices_credit_note(call: Call) -> dict:
     return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
                                                             kind="credit_note", data=await call.body()))
@@ -31,6 +27,33 @@ async def invoices_credit_note(call: Call) -> dict:
 async def invoices_debit_note(call: Call) -> dict:
     return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
                                                             kind="debit_note", data=await call.body()))
+
+
+# ---------------------------------------------------------------- any authority (services.einvoicing.core)
+
+async def invoices_notes(call: Call) -> dict:
+    notes = await core.notes_of(principal=call.principal, invoice_id=call.params["id"])
+    return {"object": "list", "data": notes}
+
+
+def _document(found: tuple[str, str, bytes]) -> web.Response:
+    name, media, body = found
+    return web.Response(body=body, content_type=media, charset="utf-8",
+                        headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+
+async def invoices_document(call: Call) -> web.Response:
+    return _document(await core.document_of(principal=call.principal, invoice_id=call.params["id"]))
+
+
+async def invoices_note_document(call: Call) -> web.Response:
+    return _document(await core.document_of(principal=call.principal, invoice_id=call.params["id"],
+                                            note_id=call.params["note_id"]))
+
+
+async def test_einvoicing_outage(call: Call) -> dict:
+    return await core.set_outage(principal=call.principal, data=await call.body())
+
 
 
 _UNIT = ("id", "status", "vat_number", "certificate_serial", "certificate_expires_at", "icv")
@@ -42,9 +65,19 @@ ROUTES: list[Route] = [
           request_fields=("otp", "vat_number", "organization_name", "organization_unit", "common_name",
                           "invoice_types", "industry", "address", "locale"), response_fields=_UNIT),
     Route("GET", "/einvoicing/zatca", zatca_get, summary="The ZATCA EGS unit of this mode", response_fields=_UNIT),
-    Route("GET", "/invoices/{id}/xml", invoices_xml, summary="The e-invoice's UBL XML (signed, or as ZATCA cleared it)"),
+    Route("GET", "/invoices/{id}/xml", invoices_document, summary="The e-invoice's UBL XML (signed, or as ZATCA cleared it)"),
     Route("POST", "/invoices/{id}/credit-notes", invoices_credit_note, summary="Issue a ZATCA credit note (381)",
           request_fields=("amount", "reason"), response_fields=_NOTE),
     Route("POST", "/invoices/{id}/debit-notes", invoices_debit_note, summary="Issue a ZATCA debit note (383)",
           request_fields=("amount", "reason"), response_fields=_NOTE),
+]
+
+ROUTES += [
+    Route("GET", "/invoices/{id}/notes", invoices_notes, summary="List the invoice's notes (credit, debit, returns)",
+          response_fields=("object", "data")),
+    Route("GET", "/invoices/{id}/notes/{note_id}/xml", invoices_note_document,
+          summary="A note's own e-document XML"),
+    Route("POST", "/test-helpers/einvoicing/outage", test_einvoicing_outage,
+          summary="Make a tax authority's simulator unreachable for N minutes of the test clock (test mode only)",
+          request_fields=("authority", "minutes"), response_fields=("object", "authority", "minutes", "until", "livemode")),
 ]

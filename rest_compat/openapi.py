@@ -522,7 +522,9 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("POST", "/payments/{id}/void"): Op(shape({"id": STR, "status": PAYMENT_STATUS}), body({}), errors=(409,)),
     ("POST", "/payments/{id}/refund"): Op(
         shape({"id": STR, "status": PAYMENT_STATUS, "refund_id": STR, "amount": INT, "currency": CURRENCY,
-               "amount_refunded": INT, "reason": null(STR)}),
+               "amount_refunded": INT, "reason": null(STR),
+               "note": {"description": "the e-invoice note (credit note, return) this refund caused, as the "
+                                       "invoice's notes list it; null when the payment paid no e-invoice"}}),
         body({"amount": amount(), "reason": text(200)}), errors=(409,)),
     ("POST", "/webhooks/configure"): Op(
         shape({**ENDPOINT["properties"], "secret": {"type": "string", "description": "signing secret, whsec_..."}},
@@ -632,6 +634,15 @@ ZATCA_MESSAGE = shape({"type": STR, "code": STR, "category": STR, "message": STR
 ZATCA_BLOCK = shape({"type": enum(("simplified", "standard")), "uuid": STR, "icv": INT, "hash": STR,
                      "status": enum(("pending", "reported", "cleared", "rejected")), "messages": arr(ZATCA_MESSAGE)})
 INVOICE["properties"]["zatca"] = null(ZATCA_BLOCK)
+INVOICE_NOTE = shape({"id": STR, "kind": enum(("credit_note", "debit_note", "return")), "number": STR, "amount": INT,
+                      "tax": INT, "reason": null(STR), "created_at": null(TS), "zatca": ZATCA_BLOCK,
+                      "gib": {"type": "object"}, "eta": {"type": "object"}},
+                     optional=("zatca", "gib", "eta"),
+                     description="A note that refers to the invoice; the block of its authority (zatca, gib or eta)")
+INVOICE["properties"]["notes"] = arr(INVOICE_NOTE)
+INVOICE["required"].append("notes")
+OUTAGE = shape({"object": const("einvoicing_outage"), "authority": enum(("gib", "eta")), "minutes": INT,
+                "until": null(TS), "livemode": BOOL})
 ZATCA_UNIT = shape({
     "object": const("zatca_unit"), "id": null(STR), "status": enum(("not_onboarded", "onboarded")), "livemode": BOOL,
     "vat_number": null(STR), "organization_name": null(STR), "organization_unit": null(STR),
@@ -662,6 +673,15 @@ MERCHANT.update({
     ("POST", "/invoices/{id}/credit-notes"): Op(ZATCA_NOTE, ZATCA_NOTE_BODY, errors=(409, 503),
                                                 description="amount: VAT included, at most what is left to credit."),
     ("POST", "/invoices/{id}/debit-notes"): Op(ZATCA_NOTE, ZATCA_NOTE_BODY, errors=(409, 503)),
+    ("GET", "/invoices/{id}/notes"): Op(shape({"object": const("list"), "data": arr(INVOICE_NOTE)}),
+                                        description="The invoice's notes (credit, debit, returns), oldest first."),
+    ("GET", "/invoices/{id}/notes/{note_id}/xml"): Op(None, media="application/xml",
+                                                      description="The note's own e-document XML."),
+    ("POST", "/test-helpers/einvoicing/outage"): Op(
+        OUTAGE, body({"authority": enum(("gib", "eta")), "minutes": {"type": "integer", "minimum": 0, "maximum": 10080}},
+                     required=("authority", "minutes")),
+        errors=(403,), description="Test mode only: the authority's simulator is unreachable for this merchant for "
+                                   "`minutes` of its test clock (0 ends it)."),
 })
 
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,

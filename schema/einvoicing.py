@@ -80,6 +80,27 @@ class ZatcaNote:
     zatca: InvoiceZatca
 
 
+@strawberry.type
+class InvoiceNote:
+    """A note that refers to an invoice (credit, debit, a return), of any authority, as the
+    invoice lists it (`notes` in REST and webhooks)."""
+    id: strawberry.ID
+    kind: str = strawberry.field(description="credit_note, debit_note or return")
+    number: str
+    amount: MinorAmount = strawberry.field(description="Tax included, minor units")
+    tax: MinorAmount
+    reason: str | None
+    created_at: datetime | None
+    zatca: InvoiceZatca | None = strawberry.field(description="Its ZATCA document, for a Saudi note")
+
+    @classmethod
+    def of(cls, n: dict) -> InvoiceNote:
+        return cls(id=strawberry.ID(n["id"]), kind=n["kind"], number=n["number"], amount=n["amount"], tax=n["tax"],
+                   reason=n.get("reason"),
+                   created_at=datetime.fromisoformat(n["created_at"].replace("Z", "+00:00")) if n.get("created_at")
+                   else None, zatca=zatca_of(n.get("zatca")))
+
+
 @strawberry.input
 class ZatcaAddressInput:
     street: str | None = strawberry.UNSET

@@ -13,6 +13,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
+from schema.einvoicing import InvoiceNote
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
@@ -297,6 +298,8 @@ class PaymentRefundPayload:
     payment: Payment | None = None
     refund_id: str | None = None
     amount: MinorAmount | None = None
+    note: InvoiceNote | None = strawberry.field(default=None, description="The e-invoice note this refund caused "
+                                                                          "(a credit note, a return); null if none")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -429,7 +432,8 @@ class Mutation:
             principal=principal, payment_id=str(input.id), data=_without_id(to_data(input))))
         if errors:
             return PaymentRefundPayload(user_errors=errors)
-        return PaymentRefundPayload(payment=Payment.of(r.payment), refund_id=r.refund.id, amount=r.refund.amount)
+        return PaymentRefundPayload(payment=Payment.of(r.payment), refund_id=r.refund.id, amount=r.refund.amount,
+                                    note=InvoiceNote.of(r.notes[0]) if r.notes else None)
 
     @strawberry.mutation
     async def customer_create(self, info: Info[Context, None], input: CustomerCreateInput) -> CustomerPayload:

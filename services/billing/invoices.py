@@ -271,10 +271,11 @@ async def send_invoice(*, principal: Principal, invoice_id: str, data: dict | No
 
 
 async def _einvoice(inv: Invoice, *, require_cleared: bool) -> None:
-    """A SAR invoice of a merchant onboarded with ZATCA becomes a signed e-invoice as it leaves draft."""
-    from services.einvoicing.zatca import documents
+    """An invoice of a merchant set up with a tax authority (a SAR invoice and ZATCA, ...) becomes
+    its e-document as it leaves draft."""
+    from services.einvoicing import core
 
-    await documents.finalise(inv, require_cleared=require_cleared)
+    await core.finalise_invoice(inv, require_cleared=require_cleared)
 
 
 async def deliver(inv: Invoice, customer: Customer, channel: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -484,6 +484,7 @@ async def void_payment(*, principal: Principal, payment_id: str, data: dict | No
 class RefundResult:
     payment: Payment
     refund: Refund
+    notes: list[dict] = field(default_factory=list)     # the e-invoice notes the refund caused
 
 
 async def refund_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> RefundResult:
@@ -508,8 +509,8 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
-    await _einvoice_refund(p, amount, reason)
-    return RefundResult(payment=p, refund=refund)
+    notes = await _einvoice_refund(p, amount, reason)
+    return RefundResult(payment=p, refund=refund, notes=notes)
 
 
 # The money rules of a refund, shared by `/api` payments (above) and `/v1` intents
@@ -566,15 +567,11 @@ async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, p
     await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))
 
 
-async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> None:
-    """A refund of a payment that paid a ZATCA e-invoice gets its credit note (381). The refund
-    stands whatever happens here: a failure is logged, never the refund's error."""
-    import logging
+async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> list[dict]:
+    """A refund of a payment that paid an e-invoice gets its note (a ZATCA credit note, a GİB
+    return, ...), which the refund's answer names. The refund stands whatever happens there: a
+    failure is logged, never the refund's error."""
+    from services.einvoicing import core
 
-    from services.einvoicing.zatca import documents
-
-    try:
-        await documents.credit_for_refund(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
-                                          currency=p.currency, amount=amount, reason=reason)
-    except Exception:  # noqa: BLE001 - the money moved; the note can be issued by hand (credit-notes)
-        logging.getLogger("qafila.zatca").exception("credit note for refund of %s failed", p.id)
+    return await core.notes_for_refund(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
+                                       currency=p.currency, amount=amount, reason=reason)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import base64
 import uuid as uuidlib
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 
 from cryptography.exceptions import InvalidTag
@@ -31,6 +31,7 @@ from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
+from services.einvoicing import core
 from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
 from services.errors import DomainError, InvalidState, NotFound, ValidationError
@@ -43,8 +44,7 @@ from services.validation import Fields
 
 STATUSES = ("pending", "reported", "cleared", "rejected")
 VAT_RATES = (Decimal(15), Decimal(0))
-BACKOFF = (60, 300, 900, 1800, 3600, 7200, 14400, 21600)      # seconds after attempt 1, 2, ...; then every 6 h
-CLAIM_SECONDS = 120
+backoff = core.backoff            # the core's schedule: 1, 5, 15, 30 min, 1, 2, 4, 6 h, then every 6 h
 
 
 def _now() -> datetime:
@@ -69,10 +69,6 @@ def _unseal(unit: ZatcaUnit, token: str) -> bytes:
     except (InvalidTag, ValueError):
         raise UnitUnreadable("The ZATCA unit's key cannot be read with the current QAFILA_SECRET_KEY (was it "
                              "changed?): onboard the unit again (POST /api/einvoicing/zatca/onboard)") from None
-
-
-def backoff(attempts: int) -> timedelta:
-    return timedelta(seconds=BACKOFF[min(attempts, len(BACKOFF)) - 1])
 
 
 def zatca_of(doc: ZatcaDocument) -> dict:
@@ -187,10 +183,7 @@ async def submit(doc_id: str, when: datetime) -> str | None:
     """Report (simplified) or clear (standard) one pending document, once: a claim (a conditional
     update of next_attempt_at) keeps two processes from sending it together. Answers a summary,
     or None when the document was not due any more."""
-    lease = when + timedelta(seconds=CLAIM_SECONDS)
-    claimed = await ZatcaDocument.filter(id=doc_id, status="pending", next_attempt_at__lte=when) \
-        .update(next_attempt_at=lease)
-    if not claimed:
+    if not await core.claim(ZatcaDocument, doc_id, when):
         return None
     doc = await ZatcaDocument.get(id=doc_id)
     unit = await ZatcaUnit.get(id=doc.unit_id)
@@ -232,6 +225,8 @@ async def submit(doc_id: str, when: datetime) -> str | None:
         if doc.kind == "invoice":
             inv = await Invoice.get(id=doc.invoice_id)
             await _set_invoice(inv, doc)
+        else:
+            await core.record_note(doc.invoice_id, note_entry(doc))
     return f"{doc.kind} {doc.number} (ICV {doc.icv}): {outcome}"
 
 
@@ -242,8 +237,10 @@ async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tupl
 
 
 def register_jobs() -> None:
-    """This domain's job kind, registered with the scheduler when the app starts (app/jobs.py)."""
+    """ZATCA's job kind and its place in the e-invoicing core, registered when the app starts
+    (app/jobs.py)."""
     scheduler.register(scheduler.JobKind("zatca.submit", _due, submit))
+    core.register(AUTHORITY)
 
 
 # ---------------------------------------------------------------- notes and reads
@@ -286,6 +283,11 @@ async def credit_for_refund(*, merchant_id: str, livemode: bool, payment_id: str
     return await issue_amount_note(inv, kind="credit_note", amount=amount, reason=reason or "Refund")
 
 
+async def _refund_note(**kw) -> dict | None:
+    doc = await credit_for_refund(**kw)
+    return note_entry(doc) if doc is not None else None
+
+
 async def issue_amount_note(inv: Invoice, *, kind: str, amount: int, reason: str) -> ZatcaDocument:
     rate = _rate(inv)
     net = int((Decimal(amount) * 100 / (100 + rate)).quantize(Decimal(1), rounding="ROUND_HALF_UP"))
@@ -296,6 +298,7 @@ async def issue_amount_note(inv: Invoice, *, kind: str, amount: int, reason: str
     async with in_transaction():
         doc = await _issue(unit_id=unit.id, inv=inv, kind=kind, lines=[ubl.Line(reason, 1, net, net)],
                            subtotal=net, tax=tax, total=amount, rate=rate, reason=reason)
+        await core.record_note(inv.id, note_entry(doc))
     if doc.type == "standard":
         await submit(doc.id, await _now_for(inv))
         doc = await ZatcaDocument.get(id=doc.id)
@@ -355,3 +358,27 @@ def note_object(d: ZatcaDocument) -> dict:
             "amount": d.amount, "tax": d.tax, "reason": d.reason, **zatca_of(d), "livemode": d.livemode,
             "created_at": d.created_at.isoformat()}
 
+
+
+def note_entry(d: ZatcaDocument) -> dict:
+    """The note as its invoice lists it (services.einvoicing.core.note_entry)."""
+    return core.note_entry(id=d.id, kind=d.kind, number=d.number, amount=d.amount, tax=d.tax, authority="zatca",
+                           block=zatca_of(d), reason=d.reason, created_at=d.created_at)
+
+
+async def _document(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:
+    """The XML of the invoice's own document (`doc_id` the invoice's id) or of one of its notes."""
+    if doc_id == inv.id:
+        doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
+    else:
+        doc = await lookup.first(ZatcaDocument, id=doc_id, invoice_id=inv.id)
+    if doc is None:
+        return None
+    return f"{doc.number}.xml", "application/xml", doc.xml.encode("utf-8")
+
+
+async def _finalise(inv: Invoice, require_cleared: bool) -> None:
+    await finalise(inv, require_cleared=require_cleared)
+
+
+AUTHORITY = core.Authority("zatca", finalise=_finalise, refund=_refund_note, document=_document, prefixes=("zdoc_",))

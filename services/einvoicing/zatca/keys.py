@@ -13,14 +13,13 @@
 from __future__ import annotations
 
 import base64
-import os
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.x509.oid import NameOID, ObjectIdentifier
+
+from services.einvoicing import core
 
 TEMPLATE_OID = ObjectIdentifier("1.3.6.1.4.1.311.20.2")
 UID_OID = ObjectIdentifier("0.9.2342.19200300.100.1.1")
@@ -117,23 +116,13 @@ def load_private(pem: bytes) -> ec.EllipticCurvePrivateKey:
 
 # ---------------------------------------------------------------- secrets at rest
 
-def _aead(secret_key: str) -> AESGCM:
-    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"qafila-zatca",
-               info=b"egs-unit-secrets").derive(secret_key.encode("utf-8"))
-    return AESGCM(key)
+_SALT, _INFO = b"qafila-zatca", b"egs-unit-secrets"      # ZATCA's units: sealed as before the core existed
 
 
 def encrypt(secret_key: str, plaintext: bytes, *, context: str) -> str:
-    """`v1.<nonce>.<ciphertext>` (base64url); `context` (the unit id) is bound as associated data,
-    so a ciphertext copied to another unit's row does not decrypt."""
-    nonce = os.urandom(12)
-    ct = _aead(secret_key).encrypt(nonce, plaintext, context.encode("utf-8"))
-    return "v1." + base64.urlsafe_b64encode(nonce).decode() + "." + base64.urlsafe_b64encode(ct).decode()
+    """The core's sealing (services.einvoicing.core.seal) under ZATCA's own key derivation."""
+    return core.seal(secret_key, plaintext, context=context, salt=_SALT, info=_INFO)
 
 
 def decrypt(secret_key: str, token: str, *, context: str) -> bytes:
-    version, nonce, ct = token.split(".")
-    if version != "v1":
-        raise ValueError("unknown secret version")
-    return _aead(secret_key).decrypt(base64.urlsafe_b64decode(nonce), base64.urlsafe_b64decode(ct),
-                                     context.encode("utf-8"))
+    return core.unseal(secret_key, token, context=context, salt=_SALT, info=_INFO)
