@@ -21,7 +21,7 @@ def invoice_shape(i) -> dict:
             "subscription_id": i.subscription_id, "currency": i.currency, "items": i.items, "subtotal": i.subtotal,
             "tax_rate": float(i.tax_rate), "tax": i.tax, "total": i.total, "due_date": day(i.due_date),
             **invoices.urls(i), "sent_to": i.sent_to, "sent_via": i.sent_via, "sent_at": ts(i.sent_at),
-            "paid_at": ts(i.paid_at), "payment_id": i.payment_id, "locale": i.locale, "zatca": i.zatca,
+            "paid_at": ts(i.paid_at), "payment_id": i.payment_id, "locale": i.locale, "zatca": i.zatca, "gib": i.gib,
             "notes": i.notes or [],
             "livemode": i.livemode, "created_at": ts(i.created_at)}
 

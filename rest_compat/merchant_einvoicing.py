@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from rest_compat.merchant_billing import invoice_shape
 from rest_compat.routing import Call, Route
 from services.einvoicing import core
+from services.einvoicing.gib import documents as gib_documents, units as gib_units
 from services.einvoicing.zatca import documents, units
 
 
@@ -80,4 +82,54 @@ ROUTES += [
     Route("POST", "/test-helpers/einvoicing/outage", test_einvoicing_outage,
           summary="Make a tax authority's simulator unreachable for N minutes of the test clock (test mode only)",
           request_fields=("authority", "minutes"), response_fields=("object", "authority", "minutes", "until", "livemode")),
+]
+
+
+# ---------------------------------------------------------------- GİB (services.einvoicing.gib)
+
+async def gib_setup(call: Call) -> dict:
+    await gib_units.setup(principal=call.principal, data=await call.body())
+    return await gib_units.unit_view(principal=call.principal)
+
+
+async def gib_get(call: Call) -> dict:
+    return await gib_units.unit_view(principal=call.principal)
+
+
+async def gib_taxpayer(call: Call) -> dict:
+    return await gib_units.taxpayer(principal=call.principal, vkn=call.params["vkn"])
+
+
+async def invoices_return(call: Call) -> dict:
+    return await gib_documents.return_for(principal=call.principal, invoice_id=call.params["id"],
+                                          data=await call.body())
+
+
+async def invoices_cancel_einvoice(call: Call) -> dict:
+    return invoice_shape(await gib_documents.cancel(principal=call.principal, invoice_id=call.params["id"],
+                                                    data=await call.body()))
+
+
+async def test_gib_respond(call: Call) -> dict:
+    return invoice_shape(await gib_documents.respond(principal=call.principal, data=await call.body()))
+
+
+_GIB_UNIT = ("object", "id", "status", "vkn", "tckn", "prefix", "integrator", "next_number")
+_INVOICE = ("id", "object", "number", "status", "gib", "notes")
+
+ROUTES += [
+    Route("POST", "/einvoicing/gib/setup", gib_setup, summary="Set up Turkish e-invoices (GİB) through an integrator",
+          request_fields=("vkn", "tckn", "title", "tax_office", "address", "prefix", "website", "kdv_rate",
+                          "efatura_profile", "integrator"), response_fields=_GIB_UNIT),
+    Route("GET", "/einvoicing/gib", gib_get, summary="The GİB unit of this mode", response_fields=_GIB_UNIT),
+    Route("GET", "/einvoicing/gib/taxpayers/{vkn}", gib_taxpayer,
+          summary="Whether a VKN/TCKN is registered for e-Fatura (the integrator's taxpayer list)",
+          response_fields=("object", "vkn", "registered", "title", "alias", "type")),
+    Route("POST", "/invoices/{id}/returns", invoices_return, summary="Issue a GİB IADE (return) invoice",
+          request_fields=("amount", "reason"), response_fields=("id", "kind", "number", "amount", "tax", "gib")),
+    Route("POST", "/invoices/{id}/cancel-einvoice", invoices_cancel_einvoice,
+          summary="Cancel the invoice's e-Arşiv document (within 7 days of issue)", response_fields=_INVOICE),
+    Route("POST", "/test-helpers/gib/respond", test_gib_respond,
+          summary="The buyer accepts or rejects a TICARIFATURA e-Fatura (test mode only)",
+          request_fields=("invoice_id", "response"), response_fields=_INVOICE),
 ]

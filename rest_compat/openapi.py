@@ -684,6 +684,65 @@ MERCHANT.update({
                                    "`minutes` of its test clock (0 ends it)."),
 })
 
+# ---- merchant /api: GİB e-invoicing (rest_compat/merchant_einvoicing.py; services/einvoicing/gib).
+GIB_MESSAGE = shape({"code": STR, "message": STR})
+GIB_BLOCK = shape({"type": enum(("efatura", "earsiv")), "profile": enum(("TICARIFATURA", "TEMELFATURA", "EARSIVFATURA")),
+                   "number": {"type": "string", "pattern": "^[A-Z0-9]{3}20[0-9]{2}[0-9]{9}$"}, "uuid": STR,
+                   "status": enum(("pending", "sent", "accepted", "rejected", "reported", "canceled")),
+                   "messages": arr(GIB_MESSAGE)},
+                  description="The invoice's GİB document (e-Fatura or e-Arşiv Fatura) and its status")
+INVOICE["properties"]["gib"] = null(GIB_BLOCK)
+INVOICE_NOTE["properties"]["gib"] = GIB_BLOCK
+GIB_ADDRESS_OUT = shape({"street": STR, "building_number": STR, "district": STR, "city": STR, "postal_code": STR,
+                         "country": STR}, optional=("street", "building_number", "district", "city", "postal_code",
+                                                    "country"))
+GIB_UNIT = shape({
+    "object": const("gib_unit"), "id": null(STR), "status": enum(("not_set_up", "active")), "livemode": BOOL,
+    "vkn": null(STR), "tckn": null(STR), "title": null(STR), "tax_office": null(STR), "address": null(GIB_ADDRESS_OUT),
+    "prefix": null(STR), "website": null(STR), "kdv_rate": null(INT), "efatura_profile": null(STR),
+    "integrator": {"anyOf": [const("sandbox"), shape({"url": STR, "username": STR}), {"type": "null"}],
+                   "description": "sandbox, or the integrator's url and username (the password is never shown)"},
+    "next_number": null(STR), "created_at": null(TS), "updated_at": null(TS)})
+GIB_TAXPAYER = shape({"object": const("gib_taxpayer"), "vkn": STR, "registered": BOOL, "title": null(STR),
+                      "alias": null(STR), "type": null(const("efatura"))})
+GIB_SETUP = body({
+    "vkn": {"type": "string", "pattern": "^[0-9]{10}$"}, "tckn": {"type": "string", "pattern": "^[1-9][0-9]{10}$"},
+    "title": text(200, 1), "tax_office": text(100, 1),
+    "address": body({"street": text(127, 1), "building_number": text(16), "district": text(127, 1),
+                     "city": text(127, 1), "postal_code": {"type": "string", "pattern": "^[0-9]{5}$"},
+                     "country": const("TR")}, required=("street", "district", "city", "postal_code")),
+    "prefix": {"type": "string", "pattern": "^[A-Z0-9]{3}$"}, "website": text(200),
+    "kdv_rate": enum((20, 10, 1, 0), type_="integer"), "efatura_profile": enum(("TICARIFATURA", "TEMELFATURA")),
+    "integrator": {"anyOf": [const("sandbox"),
+                             body({"url": {"type": "string", "pattern": "^https://", "maxLength": 500},
+                                   "username": text(200, 1), "password": {"type": "string", "minLength": 1,
+                                                                          "maxLength": 500}},
+                                  required=("url", "username", "password"))]}},
+    required=("title", "tax_office", "address", "prefix"),
+    description="vkn (10 digits, check digit) or tckn (11 digits, a sole trader): exactly one.")
+MERCHANT.update({
+    ("POST", "/einvoicing/gib/setup"): Op(
+        GIB_UNIT, GIB_SETUP, description="Sets the GİB unit up (again: new settings, the same numbering). Test mode: "
+                                         "integrator sandbox (the default); live: your integrator's credentials, "
+                                         "kept encrypted and never shown."),
+    ("GET", "/einvoicing/gib"): Op(GIB_UNIT),
+    ("GET", "/einvoicing/gib/taxpayers/{vkn}"): Op(GIB_TAXPAYER, description="The integrator's e-Fatura taxpayer "
+                                                                             "list (sandbox: 1234567808, 9876543209)."),
+    ("POST", "/invoices/{id}/returns"): Op(
+        INVOICE_NOTE, body({"amount": amount(), "reason": text(200, 1)}, required=("reason",)), errors=(503,),
+        description="An IADE invoice for `amount` (KDV included; default: what is left to return), listed in the "
+                    "invoice's notes."),
+    ("POST", "/invoices/{id}/cancel-einvoice"): Op(
+        INVOICE, body({}), errors=(503,),
+        description="Cancels the invoice's e-Arşiv document, until 7 days after its issue; an e-Fatura cannot be "
+                    "canceled (400)."),
+    ("POST", "/test-helpers/gib/respond"): Op(
+        INVOICE, body({"invoice_id": text(64, 1), "response": enum(("accept", "reject"))},
+                      required=("invoice_id", "response")),
+        errors=(403,), description="Test mode only: the buyer of a TICARIFATURA e-Fatura accepts or rejects it "
+                                   "(within 8 days)."),
+})
+
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,
 # analytics, disputes. Enumerations from services.balance / analytics / disputes.
 from services.money import analytics as _analytics, balance as _balance, disputes as _disputes  # noqa: E402

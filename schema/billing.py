@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from schema.context import Context
-from schema.einvoicing import InvoiceNote, InvoiceZatca, zatca_of
+from schema.einvoicing import InvoiceGib, InvoiceNote, InvoiceZatca, gib_of, zatca_of
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import Customer, _customers_by_id
@@ -65,6 +65,8 @@ class Invoice(Node):
     locale: str
     zatca: InvoiceZatca | None = strawberry.field(description="The ZATCA e-invoice (Saudi SAR invoices of an "
                                                               "onboarded merchant once finalised); null otherwise")
+    gib: InvoiceGib | None = strawberry.field(description="The GİB e-Fatura / e-Arşiv document (Turkish TRY invoices "
+                                                          "of a set-up merchant once finalised); null otherwise")
     notes: list[InvoiceNote] = strawberry.field(description="The notes that refer to this invoice (credit, debit, "
                                                             "returns), oldest first")
     livemode: bool
@@ -82,7 +84,7 @@ class Invoice(Node):
                    items=[InvoiceItem(name=x["name"], amount=x["amount"], quantity=x["quantity"]) for x in i.items],
                    subtotal=i.subtotal, tax_rate=float(i.tax_rate), tax=i.tax, total=i.total, due_date=i.due_date,
                    **invoices.urls(i), sent_to=i.sent_to, sent_via=i.sent_via, sent_at=i.sent_at,
-                   paid_at=i.paid_at, payment_id=i.payment_id, locale=i.locale, zatca=zatca_of(i.zatca),
+                   paid_at=i.paid_at, payment_id=i.payment_id, locale=i.locale, zatca=zatca_of(i.zatca), gib=gib_of(i.gib),
                    notes=[InvoiceNote.of(n) for n in i.notes or []], livemode=i.livemode, created_at=i.created_at)
 
 

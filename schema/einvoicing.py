@@ -12,6 +12,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.scalars import MinorAmount
+from services.einvoicing.gib import documents as gib_documents, units as gib_units
 from services.einvoicing.zatca import documents, units
 
 
@@ -41,6 +42,31 @@ def zatca_of(block: dict | None) -> InvoiceZatca | None:
                         messages=[ZatcaMessage(type=m.get("type", ""), code=m.get("code", ""),
                                                category=m.get("category", ""), message=m.get("message", ""))
                                   for m in block.get("messages") or []])
+
+
+@strawberry.type
+class GibMessage:
+    code: str
+    message: str
+
+
+@strawberry.type
+class InvoiceGib:
+    type: str = strawberry.field(description="efatura (a buyer registered with GİB) or earsiv")
+    profile: str | None = strawberry.field(description="TICARIFATURA, TEMELFATURA or EARSIVFATURA")
+    number: str = strawberry.field(description="prefix + year + 9 digits, e.g. QAF2026000000001")
+    uuid: str = strawberry.field(description="The ETTN")
+    status: str = strawberry.field(description="pending, sent, accepted, rejected, reported or canceled")
+    messages: list[GibMessage]
+
+
+def gib_of(block: dict | None) -> InvoiceGib | None:
+    if not block:
+        return None
+    return InvoiceGib(type=block["type"], profile=block.get("profile"), number=block["number"], uuid=block["uuid"],
+                      status=block["status"],
+                      messages=[GibMessage(code=str(m.get("code") or ""), message=str(m.get("message") or ""))
+                                for m in block.get("messages") or []])
 
 
 @strawberry.type
@@ -92,13 +118,14 @@ class InvoiceNote:
     reason: str | None
     created_at: datetime | None
     zatca: InvoiceZatca | None = strawberry.field(description="Its ZATCA document, for a Saudi note")
+    gib: InvoiceGib | None = strawberry.field(description="Its GİB document, for a Turkish return (IADE)")
 
     @classmethod
     def of(cls, n: dict) -> InvoiceNote:
         return cls(id=strawberry.ID(n["id"]), kind=n["kind"], number=n["number"], amount=n["amount"], tax=n["tax"],
                    reason=n.get("reason"),
                    created_at=datetime.fromisoformat(n["created_at"].replace("Z", "+00:00")) if n.get("created_at")
-                   else None, zatca=zatca_of(n.get("zatca")))
+                   else None, zatca=zatca_of(n.get("zatca")), gib=gib_of(n.get("gib")))
 
 
 @strawberry.input
@@ -148,7 +175,126 @@ def _note(d) -> ZatcaNote:
 
 
 @strawberry.type
+class GibAddress:
+    street: str | None
+    building_number: str | None
+    district: str | None
+    city: str | None
+    postal_code: str | None
+    country: str | None
+
+
+@strawberry.type
+class GibUnit:
+    id: strawberry.ID | None
+    status: str = strawberry.field(description="not_set_up or active")
+    livemode: bool
+    vkn: str | None
+    tckn: str | None
+    title: str | None
+    tax_office: str | None
+    address: GibAddress | None
+    prefix: str | None
+    website: str | None
+    kdv_rate: int | None = strawberry.field(description="KDV % of payments that ask for an invoice")
+    efatura_profile: str | None
+    integrator: str | None = strawberry.field(description="sandbox, or the integrator's URL (credentials never shown)")
+    integrator_username: str | None
+    next_number: str | None
+
+    @classmethod
+    def of(cls, d: dict) -> GibUnit:
+        integ = d["integrator"]
+        a = d["address"]
+        return cls(id=strawberry.ID(d["id"]) if d["id"] else None, status=d["status"], livemode=d["livemode"],
+                   vkn=d["vkn"], tckn=d["tckn"], title=d["title"], tax_office=d["tax_office"],
+                   address=GibAddress(**{k: a.get(k) for k in ("street", "building_number", "district", "city",
+                                                               "postal_code", "country")}) if a else None,
+                   prefix=d["prefix"], website=d["website"], kdv_rate=d["kdv_rate"],
+                   efatura_profile=d["efatura_profile"],
+                   integrator=integ if isinstance(integ, str) or integ is None else integ["url"],
+                   integrator_username=integ.get("username") if isinstance(integ, dict) else None,
+                   next_number=d["next_number"])
+
+
+@strawberry.type
+class GibTaxpayer:
+    vkn: str
+    registered: bool = strawberry.field(description="Registered for e-Fatura (else the buyer gets an e-Arşiv)")
+    title: str | None
+    alias: str | None = strawberry.field(description="The buyer's e-Fatura mailbox (urn:mail:...pk@...)")
+
+
+@strawberry.input
+class GibAddressInput:
+    street: str
+    district: str
+    city: str
+    postal_code: str
+    building_number: str | None = strawberry.UNSET
+    country: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class GibIntegratorInput:
+    url: str
+    username: str
+    password: str
+
+
+@strawberry.input
+class GibSetupInput:
+    title: str
+    tax_office: str
+    address: GibAddressInput
+    prefix: str
+    vkn: str | None = strawberry.UNSET
+    tckn: str | None = strawberry.UNSET
+    website: str | None = strawberry.UNSET
+    kdv_rate: int | None = strawberry.UNSET
+    efatura_profile: str | None = strawberry.UNSET
+    integrator: str | None = strawberry.field(default=strawberry.UNSET, description='"sandbox" (test mode)')
+    integrator_credentials: GibIntegratorInput | None = strawberry.field(
+        default=strawberry.UNSET, description="Your integrator's {url, username, password} (live mode; kept encrypted)")
+
+
+@strawberry.input
+class GibReturnInput:
+    invoice_id: strawberry.ID
+    reason: str
+    amount: MinorAmount | None = strawberry.UNSET
+
+
+@strawberry.type
+class GibSetupPayload:
+    unit: GibUnit | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class GibReturnPayload:
+    note: InvoiceNote | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class GibCancelPayload:
+    invoice_id: strawberry.ID | None = None
+    gib: InvoiceGib | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
 class Query:
+    @strawberry.field(description="The caller's GİB (Turkish e-invoice) unit in this mode.")
+    async def gib_unit(self, info: Info[Context, None]) -> GibUnit:
+        return GibUnit.of(await gib_units.unit_view(principal=info.context.principal))
+
+    @strawberry.field(description="Whether a VKN/TCKN is registered for e-Fatura (the integrator's taxpayer list).")
+    async def gib_taxpayer(self, info: Info[Context, None], vkn: str) -> GibTaxpayer:
+        d = await gib_units.taxpayer(principal=info.context.principal, vkn=vkn)
+        return GibTaxpayer(vkn=d["vkn"], registered=d["registered"], title=d["title"], alias=d["alias"])
+
     @strawberry.field(description="The caller's ZATCA EGS unit in this mode.")
     async def zatca_unit(self, info: Info[Context, None]) -> ZatcaUnit:
         principal = info.context.principal
@@ -163,6 +309,35 @@ class Mutation:
         u, errors = await user_errors(lambda: units.onboard(principal=principal, data=to_data(input)))
         return ZatcaOnboardPayload(unit=ZatcaUnit.of(units.unit_object(u, principal)) if u else None,
                                    user_errors=errors)
+
+    @strawberry.mutation(description="Set up Turkish e-invoices (GİB) through an integrator.")
+    async def gib_setup(self, info: Info[Context, None], input: GibSetupInput) -> GibSetupPayload:
+        principal = info.context.principal
+        data = to_data(input)
+        creds = data.pop("integrator_credentials", None)
+        if creds is not None:
+            data["integrator"] = creds
+
+        async def run() -> dict:
+            await gib_units.setup(principal=principal, data=data)
+            return await gib_units.unit_view(principal=principal)
+        u, errors = await user_errors(run)
+        return GibSetupPayload(unit=GibUnit.of(u) if u else None, user_errors=errors)
+
+    @strawberry.mutation(description="Issue a GİB IADE (return) invoice on a Turkish e-invoice.")
+    async def invoice_gib_return(self, info: Info[Context, None], input: GibReturnInput) -> GibReturnPayload:
+        principal = info.context.principal
+        data = {k: v for k, v in to_data(input).items() if k != "invoice_id"}
+        n, errors = await user_errors(lambda: gib_documents.return_for(principal=principal,
+                                                                       invoice_id=str(input.invoice_id), data=data))
+        return GibReturnPayload(note=InvoiceNote.of(n) if n else None, user_errors=errors)
+
+    @strawberry.mutation(description="Cancel the invoice's e-Arşiv document (within 7 days of its issue).")
+    async def invoice_cancel_einvoice(self, info: Info[Context, None], invoice_id: strawberry.ID) -> GibCancelPayload:
+        principal = info.context.principal
+        inv, errors = await user_errors(lambda: gib_documents.cancel(principal=principal, invoice_id=str(invoice_id)))
+        return GibCancelPayload(invoice_id=strawberry.ID(inv.id) if inv else None, gib=gib_of(inv.gib) if inv else None,
+                                user_errors=errors)
 
     @strawberry.mutation(description="Issue a ZATCA credit note (381) on an e-invoice.")
     async def invoice_credit_note(self, info: Info[Context, None], input: ZatcaNoteInput) -> ZatcaNotePayload:

@@ -20,6 +20,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import Invoice, InvoiceCounter, MerchantProfile
 from models.core import Merchant
+from models.einvoicing import EinvoiceUnit
 from models.payments import Customer
 from services import events
 from services.payments import customers
@@ -179,6 +180,9 @@ async def create_for(*, principal: Principal, customer: Customer, currency: str,
                      subscription_id: str | None = None, period: tuple[datetime, datetime] | None = None) -> Invoice:
     """A numbered draft invoice (the caller may already hold a transaction: subscriptions)."""
     subtotal, tax, total = compute_totals(items, tax_rate)
+    if currency == "TRY" and await _per_line_kdv(principal):
+        tax = sum(round_minor(Decimal(i.amount * i.quantity) * tax_rate / Decimal(100)) for i in items)
+        total = subtotal + tax
     if total > LIMITS[currency].maximum:
         raise ValidationError(f"the invoice total {format_amount(total, currency)} is above the most one payment "
                               f"may be ({format_amount(LIMITS[currency].maximum, currency)})", param="items")
@@ -196,6 +200,13 @@ async def create_for(*, principal: Principal, customer: Customer, currency: str,
         await events.emit(merchant_id=inv.merchant_id, livemode=inv.livemode, type="invoice.created",
                           obj=invoice_object(inv))
     return inv
+
+
+async def _per_line_kdv(principal: Principal) -> bool:
+    """A merchant set up with GİB: its TRY invoices' KDV is each line's, half-up to the kuruş,
+    added up, as their e-document computes it (services.einvoicing.gib.ubl.kdv_of)."""
+    return await EinvoiceUnit.exists(merchant_id=principal.merchant_id, livemode=principal.livemode,
+                                     authority="gib", status="active")
 
 
 def _rate_text(rate: Decimal) -> str:

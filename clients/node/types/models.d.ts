@@ -206,6 +206,8 @@ export interface Invoice {
   zatca: InvoiceZatca | null;
   livemode: boolean;
   created_at: string;
+  notes: Array<InvoiceNote>;
+  gib?: InvoiceGib | null;
 }
 
 export interface InvoiceCreateParams {
@@ -216,6 +218,20 @@ export interface InvoiceCreateParams {
   tax_rate?: unknown;
   locale?: "ar" | "en" | "tr" | null;
   metadata?: Record<string, unknown> | null;
+}
+
+export interface InvoiceGib {
+  type: "earsiv" | "efatura";
+  profile: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA";
+  number: string;
+  uuid: string;
+  status: "accepted" | "canceled" | "pending" | "rejected" | "reported" | "sent";
+  messages: Array<InvoiceGibMessage>;
+}
+
+export interface InvoiceGibMessage {
+  code: string;
+  message: string;
 }
 
 export interface InvoiceItem {
@@ -236,6 +252,49 @@ export interface InvoiceListParams {
   status?: "draft" | "paid" | "sent";
   customer_id?: string;
   subscription_id?: string;
+}
+
+export interface InvoiceNote {
+  id: string;
+  kind: "credit_note" | "debit_note" | "return";
+  number: string;
+  amount: number;
+  tax: number;
+  reason: string | null;
+  created_at: string | null;
+  zatca?: InvoiceNoteZatca;
+  gib?: InvoiceNoteGib;
+  eta?: Record<string, unknown>;
+}
+
+export interface InvoiceNoteGib {
+  type: "earsiv" | "efatura";
+  profile: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA";
+  number: string;
+  uuid: string;
+  status: "accepted" | "canceled" | "pending" | "rejected" | "reported" | "sent";
+  messages: Array<InvoiceNoteGibMessage>;
+}
+
+export interface InvoiceNoteGibMessage {
+  code: string;
+  message: string;
+}
+
+export interface InvoiceNoteZatca {
+  type: "simplified" | "standard";
+  uuid: string;
+  icv: number;
+  hash: string;
+  status: "cleared" | "pending" | "rejected" | "reported";
+  messages: Array<InvoiceNoteZatcaMessage>;
+}
+
+export interface InvoiceNoteZatcaMessage {
+  type: string;
+  code: string;
+  category: string;
+  message: string;
 }
 
 export interface InvoiceSendParams {
@@ -554,6 +613,7 @@ export interface Refund {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_refunded: number;
   reason: string | null;
+  note: unknown;
 }
 
 export interface RoutingDecision {

@@ -37,9 +37,16 @@ __all__ = [
     "IntentRefund",
     "Invoice",
     "InvoiceCreateParams",
+    "InvoiceGib",
+    "InvoiceGibMessage",
     "InvoiceItem",
     "InvoiceItemParams",
     "InvoiceListParams",
+    "InvoiceNote",
+    "InvoiceNoteGib",
+    "InvoiceNoteGibMessage",
+    "InvoiceNoteZatca",
+    "InvoiceNoteZatcaMessage",
     "InvoiceSendParams",
     "InvoiceZatca",
     "InvoiceZatcaMessage",
@@ -518,7 +525,7 @@ class IntentRefund(Model):
 @register
 @dataclass(eq=False)
 class Invoice(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False), 'notes': ('InvoiceNote', True), 'gib': ('InvoiceGib', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     number: Optional[str] = None
@@ -543,6 +550,28 @@ class Invoice(Model):
     zatca: Optional[InvoiceZatca] = None
     livemode: Optional[bool] = None
     created_at: Optional[str] = None
+    notes: Optional[List[InvoiceNote]] = None
+    gib: Optional[InvoiceGib] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceGib(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceGibMessage', True)}
+    type: Optional[str] = None
+    profile: Optional[str] = None
+    number: Optional[str] = None
+    uuid: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceGibMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceGibMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -552,6 +581,64 @@ class InvoiceItem(Model):
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNote(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'zatca': ('InvoiceNoteZatca', False), 'gib': ('InvoiceNoteGib', False)}
+    id: Optional[str] = None
+    kind: Optional[str] = None
+    number: Optional[str] = None
+    amount: Optional[int] = None
+    tax: Optional[int] = None
+    reason: Optional[str] = None
+    created_at: Optional[str] = None
+    zatca: Optional[InvoiceNoteZatca] = None
+    gib: Optional[InvoiceNoteGib] = None
+    eta: Optional[Dict[str, Any]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteGib(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceNoteGibMessage', True)}
+    type: Optional[str] = None
+    profile: Optional[str] = None
+    number: Optional[str] = None
+    uuid: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceNoteGibMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteGibMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    code: Optional[str] = None
+    message: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatca(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceNoteZatcaMessage', True)}
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    icv: Optional[int] = None
+    hash: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceNoteZatcaMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatcaMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    code: Optional[str] = None
+    category: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -796,6 +883,7 @@ class Refund(Model):
     currency: Optional[str] = None
     amount_refunded: Optional[int] = None
     reason: Optional[str] = None
+    note: Optional[Any] = None
 
 
 @register
@@ -1531,6 +1619,97 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "InvoiceGib": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "gib"
+            ]
+        ]
+    ],
+    "InvoiceGibMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ]
+    ],
     "InvoiceItem": [
         [
             "POST",
@@ -1590,6 +1769,251 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/invoices",
             "query",
             []
+        ]
+    ],
+    "InvoiceNote": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes"
+            ]
+        ]
+    ],
+    "InvoiceNoteGib": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "gib"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "gib"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "gib"
+            ]
+        ]
+    ],
+    "InvoiceNoteGibMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "gib",
+                "messages"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatca": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatcaMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
         ]
     ],
     "InvoiceSendParams": [
