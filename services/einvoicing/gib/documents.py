@@ -213,8 +213,7 @@ async def send(doc: EinvoiceDocument, unit: EinvoiceUnit, when: datetime) -> cor
                                                           "message": str(m.get("message") or "")}
                                                          for m in ans.get("messages") or []])
     return core.Outcome(transient=True, messages=[
-        {"code": "gib_unavailable", "message": f"The GİB integrator did not answer (attempt {doc.attempts + 1}); "
-                                               f"trying again"}])
+        {"code": "gib_unavailable", "message": "The GİB integrator did not answer; trying again"}])
 
 
 async def changed(doc: EinvoiceDocument) -> None:

@@ -16,7 +16,7 @@ It keeps no state of its own: Qafila's document rows are the record."""
 from __future__ import annotations
 
 import base64
-from datetime import datetime, time, timedelta
+from datetime import datetime, time, timedelta, timezone
 
 from lxml import etree
 
@@ -42,7 +42,7 @@ def taxpayer(vkn: str) -> dict | None:
 def report_time(issued_at: datetime) -> datetime:
     """When the sandbox reports an e-Arşiv document to GİB: the next midnight in Turkey."""
     day = ubl.local(issued_at).date() + timedelta(days=1)
-    return datetime.combine(day, time(0, 0), tzinfo=ubl.TURKEY)
+    return datetime.combine(day, time(0, 0), tzinfo=ubl.TURKEY).astimezone(timezone.utc)    # stored in UTC
 
 
 def check(xml: bytes) -> list[dict]:

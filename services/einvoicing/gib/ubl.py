@@ -31,7 +31,7 @@ NS = {
 }
 XPATH_NS = {k: v for k, v in NS.items() if k} | {"inv": NS[None]}
 TURKEY = timezone(timedelta(hours=3), "TRT")        # Turkey: UTC+3 all year since 2016
-EXEMPTION_0 = ("351", "KDV - İstisna Olmayan Diğer")  # GİB's code for a 0% line that is not an exemption
+EXEMPTION_0 = ("351", "KDV - İstisna Olmayan Diğer")  # GİB's code for a KDV of 0 that is not an exemption
 XSLT = pathlib.Path(__file__).parent / "xslt" / "qafila.xslt"
 PAYMENT_MEANS = {"KREDIKARTI/BANKAKARTI": "48", "EFT/HAVALE": "42", "KAPIDAODEME": "10", "ODEMEARACISI": "ZZZ",
                  "DIGER": "ZZZ"}
@@ -213,7 +213,7 @@ def _tax_subtotal(parent, taxable: int, tax: int, rate: Decimal, cur: str) -> No
     _money(sub, "TaxAmount", tax, cur)
     _sub(sub, cbc("Percent"), format(rate.normalize(), "f"))
     cat = _sub(sub, cac("TaxCategory"))
-    if not rate:
+    if not tax:                     # GİB: a KDV of 0 (0%, or a line too small to carry any) names its reason
         _sub(cat, cbc("TaxExemptionReasonCode"), EXEMPTION_0[0])
         _sub(cat, cbc("TaxExemptionReason"), EXEMPTION_0[1])
     scheme = _sub(cat, cac("TaxScheme"))
