@@ -36,7 +36,7 @@ from services.money.currencies import EXPONENTS
 
 __all__ = [
     "FONTS_DIR", "LABELS", "LOCALES", "EInvoice", "InvoiceDocument", "Line", "Party", "arabic_indic",
-    "format_amount", "format_date", "format_hijri", "format_rate", "render_invoice_pdf", "zatca_qr_payload",
+    "GibPrint", "format_amount", "format_date", "format_hijri", "format_rate", "render_invoice_pdf", "zatca_qr_payload",
 ]
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
@@ -88,6 +88,18 @@ class InvoiceDocument:
     payment_url: str | None = None   # the hosted payment page, printed as a link
     einvoice: EInvoice | None = None  # a ZATCA phase 2 e-invoice: its QR and kind (services/einvoicing/zatca)
     digits: str = "latn"             # "arab": Arabic-Indic digits on Arabic documents (the merchant's locale -u-nu-arab)
+    gib: GibPrint | None = None      # a Turkish e-Fatura / e-Arşiv Fatura (services/einvoicing/gib)
+
+
+@dataclass
+class GibPrint:
+    """What the printed copy of a GİB e-document shows beyond an invoice: GİB's logo text, the
+    document number, the ETTN and the QR code of its GİB fields (GİB's JSON QR content)."""
+    title: str                       # "e-Fatura" or "e-Arşiv Fatura"
+    number: str                      # QAF2026000000001
+    ettn: str                        # the UUID
+    profile: str                     # TICARIFATURA, TEMELFATURA, EARSIVFATURA
+    qr: str                          # the QR payload (JSON of the document's GİB fields)
 
 
 @dataclass
@@ -414,7 +426,8 @@ class _Renderer:
         pdf.footer_rtl = self.rtl
         pdf.footer_font = self.main
         pdf.set_lang(self.locale)
-        pdf.set_title(f"{self.t[self._title_key()]} {doc.number}")
+        pdf.set_title(f"{doc.gib.title} {doc.gib.number}" if doc.gib is not None
+                      else f"{self.t[self._title_key()]} {doc.number}")
         pdf.set_author(doc.merchant.name)
         pdf.set_creator("Qafila")
         pdf.set_creation_date(_utc(doc.issued_at))   # same document -> same bytes
@@ -477,6 +490,8 @@ class _Renderer:
     # -- content ------------------------------------------------------------------------
 
     def _title_key(self) -> str:
+        if self.doc.gib is not None:
+            return "gib_title"
         if self.doc.einvoice is not None:
             return "tax_invoice" if self.doc.einvoice.standard else "simplified_tax_invoice"
         if not _zatca_applies(self.doc):
@@ -527,7 +542,7 @@ class _Renderer:
         y_left = self._party(_MARGIN, _MARGIN, left_w, "", doc.merchant, with_contact=True, name_size=15)
         # Title and the invoice's facts, top right (top left in Arabic).
         y = _MARGIN
-        title = t[self._title_key()]
+        title = doc.gib.title if doc.gib is not None else t[self._title_key()]
         y += self.para(right_x, y, right_w, 9 * self.scale, title, align="R", size=18, bold=True, color=_ACCENT) + 2
         issued = doc.issued_at
         if doc.einvoice is not None:
@@ -543,6 +558,8 @@ class _Renderer:
         ]
         if doc.einvoice is not None:
             facts.insert(2, (t["hijri_date"], self._num(format_hijri(issued.date(), self.locale))))
+        if doc.gib is not None:     # GİB: the e-document's number, its ETTN and scenario
+            facts[0:1] = [("Fatura No", doc.gib.number), ("ETTN", doc.gib.ettn), ("Senaryo", doc.gib.profile)]
         row_h = 5.2 * self.scale
         for label, value in facts:
             self.text(right_x, y, 34, row_h, label, size=9, color=_MUTED)
@@ -568,7 +585,13 @@ class _Renderer:
         y += 5
         y_bill = self._party(_MARGIN, y, 110, self.t["bill_to"], self.doc.customer, with_contact=True)
         y_qr = y
-        if self.doc.einvoice is not None or _zatca_applies(self.doc):
+        if self.doc.gib is not None:
+            size = 32.0
+            qx = _PAGE_W - _MARGIN - size
+            self.pdf.image(_qr_png(self.doc.gib.qr), x=self._x(qx, size), y=y - 2, w=size, h=size,
+                           alt_text=f"{self.doc.gib.title} karekodu")
+            y_qr = y - 2 + size
+        elif self.doc.einvoice is not None or _zatca_applies(self.doc):
             size = 32.0
             doc = self.doc
             payload = doc.einvoice.qr if doc.einvoice is not None else zatca_qr_payload(

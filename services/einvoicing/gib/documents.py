@@ -401,6 +401,30 @@ async def respond(*, principal: Principal, data) -> Invoice:
 
 # ---------------------------------------------------------------- reads
 
+async def print_info(inv: Invoice) -> dict | None:
+    """What the PDF of a GİB e-document shows (services.billing.pdf.GibPrint): GİB's logo text,
+    the number, the ETTN, the scenario and the QR content GİB's guides give (a JSON of the
+    document's fields: VKN/TCKN of both sides, scenario, type, date, number, ETTN, currency,
+    the taxable amount and KDV per rate, the totals)."""
+    doc = await own_document(inv)
+    if doc is None or doc.status == "rejected":
+        return None
+    unit = await EinvoiceUnit.get(id=doc.unit_id)
+    customer = await Customer.get(id=inv.customer_id)
+    rate = format(Decimal(str(inv.tax_rate)).normalize(), "f")
+    net = doc.amount - doc.tax
+    qr = {"vkntckn": unit.settings.get("vkn") or unit.settings.get("tckn"), "avkntckn": buyer_of(customer).number,
+          "senaryo": (doc.external or {}).get("profile"), "tip": "SATIS", "tarih": ubl.local(doc.issued_at).date().isoformat(),
+          "no": doc.number, "ettn": doc.uuid, "parabirimi": "TRY", "malhizmettoplam": ubl.amount(net),
+          f"kdvmatrah({rate})": ubl.amount(net), f"hesaplanankdv({rate})": ubl.amount(doc.tax),
+          "vergidahil": ubl.amount(doc.amount), "odenecek": ubl.amount(doc.amount)}
+    import json
+
+    return {"title": "e-Arşiv Fatura" if doc.type == "earsiv" else "e-Fatura", "number": doc.number,
+            "ettn": doc.uuid, "profile": (doc.external or {}).get("profile") or "",
+            "qr": json.dumps(qr, ensure_ascii=False, separators=(",", ":"))}
+
+
 async def _document(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:
     if doc_id == inv.id:
         doc = await own_document(inv)
