@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.billing import subscriptions
 from services.einvoicing import core as einvoicing_core
-from services.einvoicing.gib import documents as gib_documents
+from services.einvoicing.gib import documents as gib_documents, payments as gib_payments
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
@@ -19,3 +19,4 @@ def register_job_kinds() -> None:
     zatca_documents.register_jobs()  # zatca.submit, and ZATCA as an e-invoicing authority
     einvoicing_core.register_jobs()  # einvoicing.submit (the other authorities' documents)
     gib_documents.register_jobs()    # gib.report, and GİB as an e-invoicing authority (einvoicing.submit sends)
+    gib_payments.register_jobs()     # gib.payment_invoice: the invoices that payments asked for

@@ -5,6 +5,8 @@ from __future__ import annotations
 from tortoise import fields
 from tortoise.models import Model
 
+from models.money import WhereIndex
+
 
 class Customer(Model):
     id = fields.CharField(pk=True, max_length=40)                 # cus_...
@@ -81,6 +83,11 @@ class Payment(Model):
     # (services.payments.installments); null when paid in one go. The count again, for grouping.
     installments = fields.JSONField(null=True)
     installment_count = fields.SmallIntField(default=1, null=True)
+    # asked for an invoice (`invoice: true`): the scheduler makes it (a paid invoice, its GİB
+    # e-document) off the payment's request; `gib` is the e-document's block as the invoice shows it
+    invoice_requested = fields.BooleanField(default=False, null=True)      # null: a payment from before
+    invoice_id = fields.CharField(max_length=40, null=True)
+    gib = fields.JSONField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)
@@ -97,7 +104,10 @@ class Payment(Model):
         indexes = (("merchant_id", "livemode", "created_at", "id"), ("merchant_id", "livemode", "status", "created_at"),
                    ("merchant_id", "livemode", "currency", "created_at"),
                    ("card_fingerprint", "livemode", "created_at"), ("merchant_id", "livemode", "client_address", "created_at"),
-                   ("customer_id",), ("payment_link", "status"))
+                   ("customer_id",), ("payment_link", "status"),
+                   # the payments whose invoice is still to make (services.einvoicing.gib.payments): a few rows
+                   WhereIndex(fields=("livemode", "created_at"), name="payments_invoice_wanted",
+                              where='"invoice_requested" AND "invoice_id" IS NULL'))
 
 
 class Refund(Model):

@@ -720,6 +720,12 @@ GIB_SETUP = body({
                                   required=("url", "username", "password"))]}},
     required=("title", "tax_office", "address", "prefix"),
     description="vkn (10 digits, check digit) or tckn (11 digits, a sole trader): exactly one.")
+PAYMENT["properties"]["invoice_id"] = null({"type": "string", "description": "the invoice made for a payment that "
+                                                                          "asked for one (invoice: true), once made"})
+PAYMENT["properties"]["gib"] = null(GIB_BLOCK)
+PAYMENT["required"] += ["invoice_id", "gib"]
+PAYMENT_CREATE["properties"]["invoice"] = {"type": "boolean", "description": "a TRY payment asks for an invoice: the "
+                                                                            "scheduler makes it and its GİB e-document"}
 MERCHANT.update({
     ("POST", "/einvoicing/gib/setup"): Op(
         GIB_UNIT, GIB_SETUP, description="Sets the GİB unit up (again: new settings, the same numbering). Test mode: "

@@ -13,7 +13,7 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
-from schema.einvoicing import InvoiceNote
+from schema.einvoicing import InvoiceGib, InvoiceNote, gib_of
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
@@ -148,6 +148,14 @@ def _installments(root) -> Installments | None:
     return Installments.of(root._row.installments)
 
 
+def _invoice_id(root) -> str | None:
+    return getattr(root._row, "invoice_id", None)
+
+
+def _gib(root) -> InvoiceGib | None:
+    return gib_of(getattr(root._row, "gib", None))
+
+
 @strawberry.type
 class Payment(Node):
     id: strawberry.ID
@@ -172,6 +180,9 @@ class Payment(Node):
     receipt_url: str | None = strawberry.field(description="The HTML receipt (no key needed), once paid")
     installments: Installments | None = strawberry.field(resolver=_installments,
                                                          description="The installment terms (null: paid in one go)")
+    invoice_id: str | None = strawberry.field(resolver=_invoice_id, description="The invoice made for a payment that "
+                                                                                "asked for one (invoice: true)")
+    gib: InvoiceGib | None = strawberry.field(resolver=_gib, description="That invoice's GİB e-document")
     _row: strawberry.Private[Any] = None
 
     @strawberry.field
@@ -267,6 +278,8 @@ class PaymentCreateInput:
     capture_method: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    invoice: bool | None = strawberry.field(default=strawberry.UNSET,
+                                            description="A TRY payment asks for an invoice (a Turkish e-invoice)")
 
 
 @strawberry.type

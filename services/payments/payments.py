@@ -61,6 +61,7 @@ class CreateRequest:
     receipt_locale: str | None = None        # the checkout page's language, for the receipt
     installments: int | None = None          # pay in this many installments (services.payments.installments)
     card_issuer: installments.Issuer | None = None   # a held card's (no number in memory any more)
+    invoice: bool = False                    # asks for an invoice (a Turkish e-invoice: services.einvoicing.gib)
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -81,7 +82,12 @@ def parse_create(data: dict) -> CreateRequest:
     capture = f.bool("capture", default=None)
     method = f.enum("capture_method", ("automatic", "manual"), default=None)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
+    invoice = f.bool("invoice", default=False)
     f.reject_unknown(also=("idempotency_key",))
+    if invoice and currency != "TRY":
+        raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment asks for one", param="invoice")
+    if invoice and customer is None and customer_id is None:
+        raise ValidationError("invoice: true needs the buyer: give customer_id or customer", param="invoice")
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
     do_capture = capture if capture is not None else method != "manual"
@@ -91,7 +97,7 @@ def parse_create(data: dict) -> CreateRequest:
     return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
-                         metadata=metadata, description=description)
+                         metadata=metadata, description=description, invoice=invoice)
 
 
 def _fingerprint_params(data: dict) -> dict:
@@ -275,7 +281,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
                 client_address=client_address, description=req.description, metadata=req.metadata,
                 payment_link=req.payment_link, receipt_token=receipts.new_token(), created_at=now, updated_at=now,
-                installments=terms, installment_count=terms["count"] if terms else 1)
+                installments=terms, installment_count=terms["count"] if terms else 1,
+                invoice_requested=req.invoice)
     attempts: list[PaymentAttempt] = []
     if assessment.declined:
         p.status, p.decline_code = "failed", "risk_declined"

@@ -360,6 +360,8 @@ export interface Payment {
   receipt_url?: string | null;
   dispute: PaymentDispute | null;
   receipt?: Receipt | null;
+  invoice_id?: string | null;
+  gib?: PaymentGib | null;
   installments?: Installments | null;
 }
 
@@ -387,6 +389,7 @@ export interface PaymentCreateParams {
   capture?: boolean | null;
   capture_method?: "automatic" | "manual" | null;
   idempotency_key?: string | null;
+  invoice?: boolean | null;
   installments?: number | null;
 }
 
@@ -407,6 +410,20 @@ export interface PaymentDispute {
   evidence_due_by: string;
   created_at: string;
   closed_at: string | null;
+}
+
+export interface PaymentGib {
+  type?: "earsiv" | "efatura";
+  profile?: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA";
+  number?: string;
+  uuid?: string;
+  status?: "accepted" | "canceled" | "pending" | "rejected" | "reported" | "sent";
+  messages?: Array<PaymentGibMessage>;
+}
+
+export interface PaymentGibMessage {
+  code?: string;
+  message?: string;
 }
 
 export interface PaymentIntent {

@@ -26,7 +26,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
-from models.payments import Customer
+from models.payments import Customer, Payment
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
 from services.einvoicing import core
@@ -93,7 +93,7 @@ def seller_of(unit: EinvoiceUnit) -> ubl.Party:
                      address=s["address"])
 
 
-def _net_for(amount: int, rate: Decimal) -> int:
+def net_for(amount: int, rate: Decimal) -> int:
     """The net whose net + KDV (half-up) is `amount`, when one is (else the nearest)."""
     guess = ubl.half_up(Decimal(amount) * 100 / (100 + rate))
     for net in (guess, guess - 1, guess + 1):
@@ -165,7 +165,8 @@ async def own_document(inv: Invoice) -> EinvoiceDocument | None:
     return next((d for d in docs if d.status != "rejected"), docs[0] if docs else None)
 
 
-async def finalise(inv: Invoice, *, require_cleared: bool, internet: ubl.InternetSale | None = None) -> None:
+async def finalise(inv: Invoice, *, require_cleared: bool, internet: ubl.InternetSale | None = None,
+                   payment_id: str | None = None) -> None:
     """A TRY invoice of a merchant set up with GİB leaves draft: its e-document, sent at once.
     A send (`require_cleared`) of an invoice whose document GİB's rules refused is a 400."""
     if inv.currency != "TRY":
@@ -183,7 +184,7 @@ async def finalise(inv: Invoice, *, require_cleared: bool, internet: ubl.Interne
         now = await core.now_of(inv.merchant_id, inv.livemode)
         async with in_transaction():
             doc = await _issue(unit_id=unit.id, inv=inv, kind="invoice", lines=lines, rate=rate, now=now,
-                               buyer=buyer, alias=alias, internet=internet, payment_id=inv.payment_id)
+                               buyer=buyer, alias=alias, internet=internet, payment_id=payment_id or inv.payment_id)
             await _set_invoice(inv, doc)
         await core.submit(doc.id, now)
         doc = await EinvoiceDocument.get(id=doc.id)
@@ -228,6 +229,8 @@ async def changed(doc: EinvoiceDocument) -> None:
         current = await own_document(inv)
         if current is None or current.id == doc.id:
             await _set_invoice(inv, doc)
+            if doc.payment_id:          # the payment that asked for this invoice shows it too
+                await Payment.filter(id=doc.payment_id, invoice_id=inv.id).update(gib=gib_of(doc))
     else:
         await core.record_note(doc.invoice_id, note_entry(doc))
 
@@ -289,7 +292,7 @@ async def issue_return(inv: Invoice, *, amount: int, reason: str, payment_id: st
     if unit is None:
         raise InvalidState("This merchant has no GİB unit in this mode")
     rate = _rate(inv)
-    net = _net_for(amount, rate)
+    net = net_for(amount, rate)
     customer = await Customer.get(id=inv.customer_id)
     now = await core.now_of(inv.merchant_id, inv.livemode)
     async with in_transaction():

@@ -59,6 +59,8 @@ __all__ = [
     "PaymentCreateParams",
     "PaymentCustomerParams",
     "PaymentDispute",
+    "PaymentGib",
+    "PaymentGibMessage",
     "PaymentIntent",
     "PaymentIntentCancelParams",
     "PaymentIntentConfirmParams",
@@ -213,6 +215,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "capture": bool,
     "capture_method": str,
     "idempotency_key": str,
+    "invoice": bool,
     "installments": int,
 }, total=False)
 
@@ -696,7 +699,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'installments': ('Installments', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'gib': ('PaymentGib', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -718,6 +721,8 @@ class Payment(Model):
     receipt_url: Optional[str] = None
     dispute: Optional[PaymentDispute] = None
     receipt: Optional[Receipt] = None
+    invoice_id: Optional[str] = None
+    gib: Optional[PaymentGib] = None
     installments: Optional[Installments] = None
 
 
@@ -746,6 +751,26 @@ class PaymentDispute(Model):
     evidence_due_by: Optional[str] = None
     created_at: Optional[str] = None
     closed_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentGib(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('PaymentGibMessage', True)}
+    type: Optional[str] = None
+    profile: Optional[str] = None
+    number: Optional[str] = None
+    uuid: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[PaymentGibMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentGibMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -2268,6 +2293,63 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "data",
                 "dispute"
+            ]
+        ]
+    ],
+    "PaymentGib": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "gib"
+            ]
+        ]
+    ],
+    "PaymentGibMessage": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "gib",
+                "messages"
             ]
         ]
     ],
