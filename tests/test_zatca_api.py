@@ -365,3 +365,19 @@ async def test_a_changed_secret_key_is_a_clear_409_and_the_job_retries(client, m
         cfg.secret_key = saved
     await advance(client, merchant.sk, days=1)
     assert (await ZatcaDocument.get(invoice_id=first["id"])).status == "reported"
+
+
+async def test_the_buyers_tax_id_sa_vat_makes_a_standard_invoice(client, merchant):
+    from models.payments import Customer
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, saved_card=None)
+    await Customer.filter(id=cid).update(tax_id={"type": "sa_vat", "value": "311111111111113", "country": "SA"})
+    inv = await finalise(client, merchant.sk, (await sar_invoice(client, merchant.sk, cid))["id"])
+    assert inv["zatca"]["type"] == "standard" and inv["zatca"]["status"] == "cleared"
+    xml = await xml_of(client, merchant.sk, inv["id"])
+    assert x(xml, "cac:AccountingCustomerParty/cac:Party/cac:PartyTaxScheme/cbc:CompanyID") == "311111111111113"
+    # a Turkish tax identity is not a Saudi VAT number: a simplified invoice
+    other = await customer(client, merchant.sk, saved_card=None)
+    await Customer.filter(id=other).update(tax_id={"type": "tr_vkn", "value": "1234567808", "country": "TR"})
+    inv = await finalise(client, merchant.sk, (await sar_invoice(client, merchant.sk, other))["id"])
+    assert inv["zatca"]["type"] == "simplified"

@@ -81,11 +81,16 @@ async def _unit(merchant_id: str, livemode: bool) -> ZatcaUnit | None:
 
 
 def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
-    """The buyer and whether the document is simplified (the customer has no VAT number)."""
+    """The buyer and whether the document is simplified (the customer has no VAT number): the
+    customer's `tax_id` of type sa_vat, else its metadata.vat_number."""
+    tax = customer.tax_id if isinstance(customer.tax_id, dict) else {}
     meta = customer.metadata if isinstance(customer.metadata, dict) else {}
-    vat = str(meta.get("vat_number") or "").strip() or None
-    if vat:
-        check_vat(vat, "customer.metadata.vat_number")
+    if tax.get("type") == "sa_vat" and str(tax.get("value") or "").strip():    # the customer's tax identity
+        vat = check_vat(str(tax["value"]).strip(), "customer.tax_id.value")
+    else:                                                                     # still accepted: metadata.vat_number
+        vat = str(meta.get("vat_number") or "").strip() or None
+        if vat:
+            check_vat(vat, "customer.metadata.vat_number")
     name = customer.name or customer.email or customer.phone or customer.id
     return ubl.Party(name=name, vat_number=vat), vat is None
 
