@@ -247,3 +247,23 @@ async def test_fifty_concurrent_documents_share_one_gapless_numbering(client, me
     assert unit.seq == 50
 
 
+
+
+async def test_through_an_integrator_over_http(client, merchant):
+    """A unit whose integrator is a URL (the live path: JSON over basic auth) -- here the sandbox
+    served by this very app under /sandbox/gib; the password is sealed and never shown."""
+    creds = {"url": str(client.make_url("/sandbox/gib")), "username": "qafila", "password": "pa55-word"}
+    unit = await setup(client, merchant.sk, integrator=creds)
+    assert unit["integrator"] == {"url": creds["url"], "username": "qafila"}
+    status, out = await call(client, "GET", f"/api/einvoicing/gib/taxpayers/{REGISTERED}", merchant.sk)
+    assert status == 200 and out["registered"] is True, out
+    cid = await buyer(client, merchant.sk)
+    inv = await mark_paid(client, merchant.sk, (await try_invoice(client, merchant.sk, cid))["id"])
+    assert (inv["gib"]["type"], inv["gib"]["status"]) == ("earsiv", "sent"), inv
+    xml = await xml_of(client, merchant.sk, inv["id"])
+    assert gib_errors(xml) == [] and signing.verify(xml)
+    await advance(client, merchant.sk, days=1)
+    status, after = await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk)
+    assert after["gib"]["status"] == "reported"
+    r = await client.post("/sandbox/gib/documents", json={"xml": "eA=="})
+    assert r.status == 401                                  # no credentials

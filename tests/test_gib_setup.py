@@ -34,7 +34,7 @@ async def test_bad_setup_names_the_field_and_leaves_nothing(client, merchant):
              ({"address": None}, "address"), ({"title": ""}, "title"), ({"tax_office": None}, "tax_office"),
              ({"kdv_rate": 18}, "kdv_rate"), ({"efatura_profile": "IHRACAT"}, "efatura_profile"),
              ({"website": "not a site"}, "website"),
-             ({"integrator": {"url": "http://x.example", "username": "u", "password": "p"}}, "integrator.url"),
+             ({"integrator": {"url": "ftp://x.example", "username": "u", "password": "p"}}, "integrator.url"),
              ({"integrator": {"url": "https://x.example", "username": "u"}}, "integrator.password"),
              ({"integrator": "live"}, "integrator"), ({"colour": "red"}, "colour"))
     for over, param in cases:
@@ -81,6 +81,10 @@ def test_live_mode_needs_an_integrator_of_its_own():
                                                                    "password": "p"}}, livemode=True)
     assert settings["integrator"] == {"kind": "integrator", "url": "https://i.example", "username": "u"}
     assert secrets == {"password": "p"}
+    with pytest.raises(ValidationError) as err:         # live: https only
+        units.parse_setup({**SETUP, "integrator": {"url": "http://i.example", "username": "u", "password": "p"}},
+                          livemode=True)
+    assert err.value.param == "integrator.url"
 
 
 async def test_taxpayer_list_of_the_sandbox(client, merchant, make_merchant):

@@ -88,3 +88,40 @@ async def cancel(*, merchant_id: str, livemode: bool, when: datetime) -> dict:
     if await core.unreachable(merchant_id=merchant_id, livemode=livemode, authority="gib", at=when):
         return {"status": "unreachable"}
     return {"status": "canceled"}
+
+
+async def dispatch(path: str, *, authorization: str | None, body: dict, now: datetime) -> tuple[int, dict]:
+    """The sandbox over HTTP (app/gib_sandbox.py, /sandbox/gib): the integrator protocol that live
+    units speak (services.einvoicing.gib.integrator), with basic auth of any non-empty user and
+    password. It knows no merchant, so no test outage applies here."""
+    try:
+        user, _, password = base64.b64decode((authorization or "")[6:], validate=True).decode().partition(":") \
+            if (authorization or "").startswith("Basic ") else ("", "", "")
+    except (ValueError, UnicodeDecodeError):
+        user = password = ""
+    if not user or not password:
+        return 401, {"status": "unauthorized", "messages": [{"code": "unauthorized",
+                                                             "message": "Basic credentials required"}]}
+    path = "/" + path.strip("/")
+    try:                    # the caller's clock (a test clock), when it says it
+        now = datetime.fromisoformat(str(body["at"])) if body.get("at") else now
+    except ValueError:
+        return 400, {"status": "unknown", "messages": [{"code": "at", "message": "at must be an ISO 8601 time"}]}
+    if path == "/taxpayers/lookup":
+        return 200, taxpayer(str(body.get("vkn") or "")) or {}
+    if path == "/documents":
+        try:
+            xml = base64.b64decode(str(body.get("xml") or ""), validate=True)
+            etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
+        except (ValueError, etree.XMLSyntaxError):
+            return 400, {"status": "rejected", "messages": [{"code": "xml", "message": "xml is not base64 of XML"}]}
+        return 200, await send(xml, merchant_id="", livemode=True, when=now, alias=body.get("alias"))
+    if path == "/documents/status":
+        try:
+            issued = datetime.fromisoformat(str(body.get("issued_at")))
+        except ValueError:
+            return 400, {"status": "unknown", "messages": [{"code": "issued_at", "message": "issued_at is required"}]}
+        return 200, await report(merchant_id="", livemode=True, issued_at=issued, when=now)
+    if path == "/documents/cancel":
+        return 200, await cancel(merchant_id="", livemode=True, when=now)
+    return 404, {"status": "unknown", "messages": [{"code": "not_found", "message": f"No endpoint {path}"}]}
