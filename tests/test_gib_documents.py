@@ -267,3 +267,19 @@ async def test_through_an_integrator_over_http(client, merchant):
     assert after["gib"]["status"] == "reported"
     r = await client.post("/sandbox/gib/documents", json={"xml": "eA=="})
     assert r.status == 401                                  # no credentials
+
+
+async def test_an_unreachable_taxpayer_list_issues_nothing(client, merchant):
+    """A live-style integrator that does not answer: e-Fatura or e-Arşiv cannot be decided, so the
+    invoice does not leave draft (503) and no number is taken."""
+    creds = {"url": "http://127.0.0.1:9/integrator", "username": "qafila", "password": "pw"}      # nothing listens
+    await setup(client, merchant.sk, integrator=creds)
+    cid = await buyer(client, merchant.sk, tax_id=vkn(REGISTERED))
+    inv = await try_invoice(client, merchant.sk, cid)
+    status, out = await call(client, "PUT", f"/api/invoices/{inv['id']}/mark-paid", merchant.sk)
+    assert status == 503 and out["error"]["code"] == "gib_unavailable", out
+    status, after = await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk)
+    assert after["status"] == "draft" and after["gib"] is None
+    assert await EinvoiceDocument.filter(merchant_id=merchant.id).count() == 0
+    status, out = await call(client, "GET", f"/api/einvoicing/gib/taxpayers/{REGISTERED}", merchant.sk)
+    assert status == 503 and out["error"]["code"] == "gib_unavailable"

@@ -107,8 +107,16 @@ async def _registration(unit: EinvoiceUnit, buyer: ubl.Party) -> str | None:
     number = buyer.number
     if not number or number == ids.PLACEHOLDER_TCKN:
         return None
-    found = await integrator.lookup(unit, number, livemode=unit.livemode, secrets=units.secrets_of(unit))
+    try:
+        found = await integrator.lookup(unit, number, livemode=unit.livemode, secrets=units.secrets_of(unit))
+    except integrator.Unreachable:      # e-Fatura or e-Arşiv cannot be decided: nothing is issued, try again
+        raise gib_unavailable() from None
     return found.get("alias") if found else None
+
+
+async def buyer_alias(unit: EinvoiceUnit, customer: Customer) -> str | None:
+    """The customer's e-Fatura alias, or None; 503 when the integrator cannot say."""
+    return await _registration(unit, buyer_of(customer))
 
 
 async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[ubl.Line], rate: Decimal, now: datetime,

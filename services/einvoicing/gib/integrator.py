@@ -13,6 +13,10 @@ from services.infra.runtime import runtime
 TIMEOUT = 15.0
 
 
+class Unreachable(Exception):
+    """The integrator did not answer a question whose answer decides something (the taxpayer list)."""
+
+
 def _sandboxed(unit: EinvoiceUnit | None) -> bool:
     return unit is None or unit.settings["integrator"]["kind"] == "sandbox"
 
@@ -35,6 +39,8 @@ async def lookup(unit: EinvoiceUnit | None, vkn: str, *, livemode: bool, secrets
     if _sandboxed(unit):
         return sandbox.taxpayer(vkn)
     out = await _post(unit, secrets, "/taxpayers/lookup", {"vkn": vkn})
+    if out.get("status") == "unreachable":
+        raise Unreachable("the integrator's taxpayer list did not answer")
     return out if out.get("alias") else None
 
 

@@ -16,6 +16,7 @@ from services.billing import invoices
 from services.einvoicing import core
 from services.einvoicing.gib import documents, ubl
 from services.infra.runtime import runtime
+from services.errors import ServiceUnavailable
 from services.principal import Principal
 
 log = logging.getLogger("qafila.einvoicing.gib")
@@ -57,6 +58,11 @@ async def make_invoice(payment_id: str, when: datetime) -> str | None:
         return await _give_up(p, "no customer")
     if not await runtime().kv.set(f"gib:payment-invoice:{p.id}", "1", ttl=CLAIM_SECONDS, nx=True):
         return None                         # another process is making it
+    try:
+        await documents.buyer_alias(unit, customer)      # the integrator answers before anything is made
+    except ServiceUnavailable:
+        await runtime().kv.delete(f"gib:payment-invoice:{p.id}")
+        return None                         # due again at the next pass
     rate = Decimal(unit.settings["kdv_rate"])
     principal = Principal(merchant_id=p.merchant_id, livemode=p.livemode, kind="secret")
     inv = await invoices.create_for(principal=principal, customer=customer, currency="TRY",

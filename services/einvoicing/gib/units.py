@@ -18,7 +18,7 @@ from models import _lookup as lookup
 from models.einvoicing import EinvoiceUnit
 from services.einvoicing import core
 from services.einvoicing.gib import ids, integrator
-from services.errors import DomainError, ValidationError
+from services.errors import DomainError, ServiceUnavailable, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.principal import Principal
@@ -196,6 +196,10 @@ async def taxpayer(*, principal: Principal, vkn: str) -> dict:
     if unit is None and principal.livemode:
         raise ValidationError("Set the GİB unit up first (POST /api/einvoicing/gib/setup): the taxpayer list is "
                               "your integrator's", param="vkn", code="gib_not_set_up")
-    found = await integrator.lookup(unit, vkn, livemode=principal.livemode,
-                                    secrets=secrets_of(unit) if unit else {})
+    try:
+        found = await integrator.lookup(unit, vkn, livemode=principal.livemode,
+                                        secrets=secrets_of(unit) if unit else {})
+    except integrator.Unreachable:
+        raise ServiceUnavailable("The GİB integrator could not be reached; try again shortly",
+                                 code="gib_unavailable", headers={"Retry-After": "60"}) from None
     return taxpayer_object(vkn, found)
