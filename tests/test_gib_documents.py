@@ -283,3 +283,40 @@ async def test_an_unreachable_taxpayer_list_issues_nothing(client, merchant):
     assert await EinvoiceDocument.filter(merchant_id=merchant.id).count() == 0
     status, out = await call(client, "GET", f"/api/einvoicing/gib/taxpayers/{REGISTERED}", merchant.sk)
     assert status == 503 and out["error"]["code"] == "gib_unavailable"
+
+
+async def test_the_numbering_starts_again_each_turkish_year(client, merchant, clock):
+    await setup(client, merchant.sk)
+    cid = await buyer(client, merchant.sk)
+    first = await mark_paid(client, merchant.sk, (await try_invoice(client, merchant.sk, cid))["id"])
+    assert first["gib"]["number"] == "QAF2026000000001"
+    # 31 December 2026, 21:30 UTC: already 1 January 2027 in Turkey (UTC+3)
+    from datetime import datetime, timezone
+    clock.advance(seconds=(datetime(2026, 12, 31, 21, 30, tzinfo=timezone.utc) - clock.now()).total_seconds())
+    inv = await try_invoice(client, merchant.sk, cid)
+    status, unit = await call(client, "GET", "/api/einvoicing/gib", merchant.sk)
+    assert unit["next_number"] == "QAF2027000000001"
+    second = await mark_paid(client, merchant.sk, inv["id"])
+    assert second["gib"]["number"] == "QAF2027000000001"
+    xml = await xml_of(client, merchant.sk, inv["id"])
+    assert x(xml, "cbc:IssueDate") == "2027-01-01" and x(xml, "cbc:IssueTime") == "00:30:00"
+    assert gib_errors(xml) == []
+
+
+def test_the_sandbox_takes_the_issue_date_rule_against_the_merchants_clock():
+    import uuid
+    from datetime import date, datetime, timezone
+    from decimal import Decimal
+
+    from services.einvoicing.gib import sandbox, ubl
+    seller = ubl.Party("Qafila Ticaret A.Ş.", vkn="1234567808", tax_office="Kadıköy",
+                       address={"district": "Kadıköy", "city": "İstanbul"})
+    doc = ubl.Document(number="QAF2030000000001", uuid=str(uuid.uuid4()), issued_at=datetime(2030, 6, 1, 9, tzinfo=timezone.utc),
+                       profile="EARSIVFATURA", type_code="SATIS", seller=seller, buyer=ubl.Party("A B", tckn="11111111111"),
+                       lines=[ubl.Line("x", 1, 100, 100)], tax_rate=Decimal(20))
+    key, cert = signing.sandbox_seal()
+    signed = signing.sign(ubl.to_bytes(ubl.build(doc)), key=key, cert=cert, signing_time=doc.issued_at,
+                          number=doc.number)
+    assert sandbox.check(signed, today=date(2030, 6, 1)) == []          # the merchant's clock says it is that day
+    late = sandbox.check(signed, today=date(2030, 5, 31))
+    assert [m["code"] for m in late] == ["sch-TimeCheck-1"] and "2030-06-01" in late[0]["message"]

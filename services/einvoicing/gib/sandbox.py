@@ -45,12 +45,26 @@ def report_time(issued_at: datetime) -> datetime:
     return datetime.combine(day, time(0, 0), tzinfo=ubl.TURKEY).astimezone(timezone.utc)    # stored in UTC
 
 
-def check(xml: bytes) -> list[dict]:
-    """GİB's rules on a signed document: XSD and schematron errors, as messages."""
+CLOCK_RULE = "sch-TimeCheck-1"      # "IssueDate is not after today", today by the checker's own clock
+
+
+def check(xml: bytes, *, today=None) -> list[dict]:
+    """GİB's rules on a signed document: XSD and schematron errors, as messages. GİB's rule that
+    the issue date is not in the future is taken against `today` (the merchant's clock: a test
+    clock may run ahead of the real date, which the schematron would use)."""
     from efatura_kontrol.kontrol import kontrol_et
 
     report = kontrol_et(xml)
-    return [{"code": b.kod, "message": b.mesaj, "source": b.kaynak} for b in report.bulgular if b.seviye == "hata"]
+    out = [{"code": b.kod, "message": b.mesaj, "source": b.kaynak} for b in report.bulgular
+           if b.seviye == "hata" and b.kod != CLOCK_RULE]
+    if today is not None:
+        issued = ubl.text(etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True)),
+                          "cbc:IssueDate")
+        if issued and issued > today.isoformat():
+            out.append({"code": CLOCK_RULE, "source": "sematron",
+                        "message": f"Geçersiz cbc:IssueDate değeri : '{issued}' cbc:IssueDate alanı günün tarihinden "
+                                   f"ileri bir tarih olamaz"})
+    return out
 
 
 async def send(xml: bytes, *, merchant_id: str, livemode: bool, when: datetime, alias: str | None) -> dict:
@@ -61,7 +75,7 @@ async def send(xml: bytes, *, merchant_id: str, livemode: bool, when: datetime, 
     number = ubl.text(root, "cbc:ID") or ""
     key, cert = signing.sandbox_seal()
     signed = signing.sign(xml, key=key, cert=cert, signing_time=when, number=number)
-    messages = check(signed)
+    messages = check(signed, today=ubl.local(when).date())
     buyer = ubl.text(root, "cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID")
     if buyer == REFUSED_BUYER:
         messages.append({"code": "sandbox-refused-buyer", "source": "gib",
