@@ -82,10 +82,15 @@ async def test_kdv_is_rounded_per_line_on_the_invoice_and_the_document(client, m
         assert x(xml, "cac:TaxTotal/cbc:TaxAmount") == f"{inv['tax'] // 100}.{inv['tax'] % 100:02d}"
         if code:
             assert x(xml, "cac:TaxTotal/cac:TaxSubtotal/cac:TaxCategory/cbc:TaxExemptionReasonCode") == code
-    bad = await try_invoice(client, merchant.sk, cid, tax_rate=18)
-    status, out = await call(client, "PUT", f"/api/invoices/{bad['id']}/mark-paid", merchant.sk)
+    status, out = await call(client, "POST", "/api/invoices", merchant.sk,
+                             {"customer_id": cid, "currency": "TRY", "items": items, "tax_rate": 18})
     assert status == 400 and out["error"]["param"] == "tax_rate" and out["error"]["code"] == "gib_kdv_rate"
-    status, after = await call(client, "GET", f"/api/invoices/{bad['id']}", merchant.sk)
+    # an invoice made at 18% before its merchant was set up cannot become an e-invoice: 400, still a draft
+    before = await try_invoice(client, other.sk, cid_other, tax_rate=18)
+    await setup(client, other.sk)
+    status, out = await call(client, "PUT", f"/api/invoices/{before['id']}/mark-paid", other.sk)
+    assert status == 400 and out["error"]["param"] == "tax_rate" and out["error"]["code"] == "gib_kdv_rate"
+    status, after = await call(client, "GET", f"/api/invoices/{before['id']}", other.sk)
     assert after["status"] == "draft" and after["gib"] is None
 
 

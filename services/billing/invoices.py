@@ -181,6 +181,9 @@ async def create_for(*, principal: Principal, customer: Customer, currency: str,
     """A numbered draft invoice (the caller may already hold a transaction: subscriptions)."""
     subtotal, tax, total = compute_totals(items, tax_rate)
     if currency == "TRY" and await _per_line_kdv(principal):
+        if tax_rate not in _KDV_RATES:
+            raise ValidationError("tax_rate must be one of 20, 10, 1, 0 on a Turkish e-invoice (KDV)", param="tax_rate",
+                                  code="gib_kdv_rate")
         tax = sum(round_minor(Decimal(i.amount * i.quantity) * tax_rate / Decimal(100)) for i in items)
         total = subtotal + tax
     if total > LIMITS[currency].maximum:
@@ -200,6 +203,9 @@ async def create_for(*, principal: Principal, customer: Customer, currency: str,
         await events.emit(merchant_id=inv.merchant_id, livemode=inv.livemode, type="invoice.created",
                           obj=invoice_object(inv))
     return inv
+
+
+_KDV_RATES = (Decimal(20), Decimal(10), Decimal(1), Decimal(0))
 
 
 async def _per_line_kdv(principal: Principal) -> bool:
