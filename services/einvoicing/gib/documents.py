@@ -67,8 +67,8 @@ def note_entry(doc: EinvoiceDocument) -> dict:
 def _rate(inv: Invoice) -> Decimal:
     rate = Decimal(str(inv.tax_rate))
     if rate not in KDV_RATES:
-        raise ValidationError(f"A Turkish e-invoice charges KDV at 20%, 10%, 1% or 0%; this invoice's tax_rate is "
-                              f"{inv.tax_rate}", param="tax_rate", code="gib_kdv_rate")
+        raise ValidationError(f"tax_rate must be one of 20, 10, 1, 0 on a Turkish e-invoice (KDV); this invoice's "
+                              f"is {inv.tax_rate}", param="tax_rate", code="gib_kdv_rate")
     return rate
 
 

@@ -100,7 +100,7 @@ def parse_setup(data, livemode: bool) -> tuple[dict, dict]:
     f.seen.add("kdv_rate")
     rate = data.get("kdv_rate", 20)
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or Decimal(str(rate)) not in KDV_RATES:
-        raise ValidationError("kdv_rate must be 20, 10, 1 or 0 (percent)", param="kdv_rate")
+        raise ValidationError("kdv_rate must be one of 20, 10, 1, 0 (percent)", param="kdv_rate")
     profile = f.enum("efatura_profile", PROFILES, default="TICARIFATURA")
     f.seen.add("integrator")
     public, secrets = _integrator(data.get("integrator"), livemode)
