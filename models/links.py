@@ -17,6 +17,7 @@ class PaymentLink(Model):
     metadata = fields.JSONField(default=dict)
     locale = fields.CharField(max_length=2, null=True)            # the pages' language if the merchant set one
     expires_at = fields.DatetimeField(null=True)
+    invoice = fields.BooleanField(default=False, null=True)       # its payments ask for an invoice (GİB, TRY)
     cancelled_at = fields.DatetimeField(null=True)
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()

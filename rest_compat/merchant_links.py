@@ -11,7 +11,7 @@ def link_shape(link, collected: links.Collected | None = None) -> dict:
     c = collected or links.Collected()
     return {"id": link.id, "object": "payment_link", "url": links.url_of(link.id), "status": links.status_of(link),
             "amount": link.amount, "currency": link.currency, "description": link.description, "locale": link.locale,
-            "expires_at": ts(link.expires_at), "metadata": link.metadata or {},
+            "expires_at": ts(link.expires_at), "metadata": link.metadata or {}, "invoice": bool(link.invoice),
             "payments_count": c.payments_count, "amount_collected": c.amount_collected,
             "livemode": link.livemode, "created_at": ts(link.created_at), "cancelled_at": ts(link.cancelled_at)}
 

@@ -827,6 +827,10 @@ MERCHANT.update({
     ("PUT", "/payment-links/{id}/cancel"): Op(PAYMENT_LINK, description="400 when the link is already "
                                                                         "cancelled or expired."),
 })
+PAYMENT_LINK["properties"]["invoice"] = {"type": "boolean", "description": "its payments ask for an invoice "
+                                                                          "(a Turkish e-invoice, TRY)"}
+PAYMENT_LINK["required"].append("invoice")
+MERCHANT[("POST", "/payment-links")].request["properties"]["invoice"] = {"type": "boolean"}
 
 # ---- payment intents /v1
 

@@ -35,6 +35,7 @@ class PaymentLink(Node):
                                                       "follow the buyer's language")
     expires_at: datetime | None
     metadata: JSON
+    invoice: bool = strawberry.field(description="Its payments ask for an invoice (a Turkish e-invoice, TRY)")
     livemode: bool
     created_at: datetime
     cancelled_at: datetime | None
@@ -51,7 +52,8 @@ class PaymentLink(Node):
     def of(cls, link) -> PaymentLink:
         return cls(id=strawberry.ID(link.id), url=links.url_of(link.id), status=links.status_of(link),
                    amount=link.amount, currency=link.currency, description=link.description, locale=link.locale,
-                   expires_at=link.expires_at, metadata=link.metadata or {}, livemode=link.livemode,
+                   expires_at=link.expires_at, metadata=link.metadata or {}, invoice=bool(link.invoice),
+                   livemode=link.livemode,
                    created_at=link.created_at, cancelled_at=link.cancelled_at)
 
 
@@ -70,6 +72,8 @@ class PaymentLinkCreateInput:
     expires_at: str | None = strawberry.field(default=strawberry.UNSET,
                                               description="ISO 8601 or Unix seconds (as text), in the future")
     metadata: JSON | None = strawberry.UNSET
+    invoice: bool | None = strawberry.field(default=strawberry.UNSET,
+                                            description="Its payments ask for an invoice (a Turkish e-invoice, TRY)")
 
 
 @strawberry.input

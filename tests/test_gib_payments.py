@@ -98,3 +98,28 @@ async def test_bad_invoice_requests_name_the_field(client, merchant):
                                   **over})
         assert status == 400 and out["error"]["param"] == "invoice" and detail in out["error"]["detail"], out
     assert await Payment.filter(merchant_id=merchant.id).count() == 0
+
+
+async def test_a_payment_link_whose_payments_ask_for_an_invoice(client, merchant, clock):
+    from tests.checkout_fixtures import card_form, make_link, path_of, submit
+    await setup(client, merchant.sk)
+    status, out = await call(client, "POST", "/api/payment-links", merchant.sk,
+                             {"amount": 15000, "currency": "SAR", "invoice": True})
+    assert status == 400 and out["error"]["param"] == "invoice"
+    link = await make_link(client, merchant.sk, invoice=True)
+    assert link["invoice"] is True and (await make_link(client, merchant.sk))["invoice"] is False
+    status, _, _ = await submit(client, path_of(link["url"]), card_form(email="ayse@example.com"))
+    assert status in (200, 303), status
+    p = await Payment.get(payment_link=link["id"])
+    assert p.invoice_requested is True and p.invoice_id is None
+    ran = await run_jobs(client, merchant.sk, clock)
+    assert [r["kind"] for r in ran] == ["gib.payment_invoice"], ran
+    status, got = await call(client, "GET", f"/api/payments/{p.id}", merchant.sk)
+    assert got["invoice_id"] and got["gib"]["type"] == "earsiv" and got["gib"]["status"] == "sent", got
+    status, inv = await call(client, "GET", f"/api/invoices/{got['invoice_id']}", merchant.sk)
+    assert (inv["total"], inv["tax"], inv["status"]) == (15000, 2500, "paid")
+    xml = await xml_of(client, merchant.sk, inv["id"])
+    assert gib_errors(xml) == [] and x(xml, "cac:InvoiceLine/cac:Item/cbc:Name") == "Handmade rug"
+    _, data = await gql(client, """query($id: ID!) { paymentLink(id: $id) { invoice } }""", {"id": link["id"]},
+                        merchant.sk)
+    assert data["data"]["paymentLink"] == {"invoice": True}, data

@@ -245,7 +245,8 @@ async def _charge(c: Checkout, card: cards.Card, *, contact: dict | None, locale
             description=c.description if c.kind == "link" else f"Invoice {c.description}",
             metadata={"invoice_id": c.id} if c.invoice else {}, payment_link=c.id if c.kind == "link" else None,
             three_d_secure_passed=three_ds, locale=locale, idempotency_key=idempotency_key,
-            client_address=client_address, installment_count=installment_count, issuer=issuer)
+            client_address=client_address, installment_count=installment_count, issuer=issuer,
+            invoice=bool(c.link is not None and c.link.invoice))
     except PaymentDeclined as e:
         return Outcome("declined", decline_code=e.decline_code or "card_declined")
     if c.invoice is not None:

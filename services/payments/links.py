@@ -111,8 +111,12 @@ async def create_link(*, principal: Principal, data: dict) -> PaymentLink:
         if expires_at <= now:
             raise ValidationError(f"expires_at must be in the future (now is {now.isoformat()})",
                                   param="expires_at")
+    invoice = f.bool("invoice", default=False)
+    if invoice and currency != "TRY":
+        raise ValidationError("invoice: true makes a Turkish e-invoice for each payment: only a TRY link asks for one",
+                              param="invoice")
     f.reject_unknown(also=("idempotency_key", "expires_at"))
-    return await PaymentLink.create(id=new_id("lnk"), merchant_id=principal.merchant_id,
+    return await PaymentLink.create(invoice=invoice, id=new_id("lnk"), merchant_id=principal.merchant_id,
                                     livemode=principal.livemode, status="active", amount=amount,
                                     currency=currency, description=description, metadata=metadata, locale=locale,
                                     expires_at=expires_at, created_at=now, updated_at=now)

@@ -167,7 +167,7 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
                                   payment_link: str | None = None, three_d_secure_passed: bool = False,
                                   locale: str | None = None, idempotency_key: str | None = None,
                                   client_address: str | None = None, installment_count: int | None = None,
-                                  issuer: installments.Issuer | None = None) -> Payment:
+                                  issuer: installments.Issuer | None = None, invoice: bool = False) -> Payment:
     """A payment made by a buyer on a hosted checkout page (payment link or invoice): the same
     risk, routing, provider, ledger, events and receipt as any payment. Declined -> the failed
     payment is stored and PaymentDeclined raised. `idempotency_key` (one per rendered page)
@@ -176,7 +176,7 @@ async def create_checkout_payment(*, principal: Principal, card: cards.Card, amo
                         customer=customer, customer_id=customer_id, billing_country=None, metadata=metadata or {},
                         description=description, payment_link=payment_link,
                         three_d_secure_passed=three_d_secure_passed, receipt_locale=locale,
-                        installments=installment_count, card_issuer=issuer)
+                        installments=installment_count, card_issuer=issuer, invoice=invoice)
     params = {"card": card.fingerprint, "amount": amount, "currency": currency, "link": payment_link,
               "customer": customer, "customer_id": customer_id, "3ds": three_d_secure_passed}
     if installment_count is not None:

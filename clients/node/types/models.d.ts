@@ -544,6 +544,7 @@ export interface PaymentLink {
   livemode: boolean;
   created_at: string;
   cancelled_at: string | null;
+  invoice: boolean;
 }
 
 export interface PaymentLinkCreateParams {
@@ -553,6 +554,7 @@ export interface PaymentLinkCreateParams {
   locale?: "ar" | "en" | "tr" | null;
   expires_at?: string | number | null;
   metadata?: Record<string, unknown> | null;
+  invoice?: boolean | null;
 }
 
 export interface PaymentLinkListParams {

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{amount?: int, currency?: string, description?: string, locale?: string, expires_at?: mixed, metadata?: array<string, mixed>}
+ * @phpstan-type Shape array{amount?: int, currency?: string, description?: string, locale?: string, expires_at?: mixed, metadata?: array<string, mixed>, invoice?: bool}
  */
 final class PaymentLinkCreateParams
 {
-    public const FIELDS = ['amount', 'currency', 'description', 'locale', 'expires_at', 'metadata'];
+    public const FIELDS = ['amount', 'currency', 'description', 'locale', 'expires_at', 'metadata', 'invoice'];
 }

@@ -41,4 +41,6 @@ final class PaymentLink extends Resource
     public ?string $created_at = null;
     /** @var string|null */
     public ?string $cancelled_at = null;
+    /** @var bool|null */
+    public ?bool $invoice = null;
 }

@@ -285,6 +285,7 @@ PaymentLinkCreateParams = TypedDict("PaymentLinkCreateParams", {
     "locale": str,
     "expires_at": Union[int, str],
     "metadata": Dict[str, Any],
+    "invoice": bool,
 }, total=False)
 
 PaymentLinkListParams = TypedDict("PaymentLinkListParams", {
@@ -847,6 +848,7 @@ class PaymentLink(Model):
     livemode: Optional[bool] = None
     created_at: Optional[str] = None
     cancelled_at: Optional[str] = None
+    invoice: Optional[bool] = None
 
 
 @register
