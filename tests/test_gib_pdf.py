@@ -17,7 +17,7 @@ async def test_earsiv_pdf_shows_the_gib_fields_and_qr(client, merchant):
     cid = await buyer(client, merchant.sk)
     items = [{"name": "Halı", "amount": 123456, "quantity": 1}]
     inv = await mark_paid(client, merchant.sk, (await try_invoice(client, merchant.sk, cid, items=items))["id"])
-    text, reader = await pdf_text(client, inv["pdf_url"])
+    text, _ = await pdf_text(client, inv["pdf_url"])
     assert "e-Arşiv Fatura" in text and inv["gib"]["number"] in text and inv["gib"]["uuid"] in text
     assert "EARSIVFATURA" in text and "ETTN" in text
     assert "1.481,47" in text                    # 1234.56 + 20% KDV 246.91 = 1481.47, in Turkish format

@@ -15,7 +15,6 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from lxml import etree
-from signxml import SignatureConfiguration  # noqa: F401 - re-exported for verifiers
 from signxml.xades import XAdESSignatureConfiguration, XAdESSigner, XAdESVerifier
 from signxml.xades.xades import xades_tag
 
