@@ -38,7 +38,7 @@ def tokens_shape(t) -> dict:
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "name": c.name, "email": c.email, "phone": c.phone,
-            "tags": customers.tags_of(c), "created_at": ts(c.created_at), "updated_at": ts(c.updated_at)}
+            "tags": customers.tags_of(c), "tax_id": c.tax_id, "created_at": ts(c.created_at), "updated_at": ts(c.updated_at)}
 
 
 def commission_shape(m) -> dict:
@@ -275,10 +275,10 @@ ROUTES: list[Route] = [
     Route("GET", "/customers", customers_list, summary="List customers",
           response_fields=("data", "has_more", "total_count")),
     Route("POST", "/customers", customers_create, status=201, summary="Create a customer",
-          request_fields=("name", "email", "phone", "tags"), response_fields=("id", "name")),
+          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
     Route("GET", "/customers/{id}", customers_get, summary="Get a customer", response_fields=("id", "name")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "email", "phone", "tags"), response_fields=("id", "name")),
+          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
     Route("DELETE", "/customers/{id}", customers_delete, summary="Delete a customer with its deals and messages",
           response_fields=("id", "deleted")),
     Route("GET", "/deals", deals_list, summary="List deals", response_fields=("data", "has_more", "total_count")),

@@ -12,7 +12,7 @@ from services.payments import customers, installments, payments, receipts, routi
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "email": c.email, "name": c.name, "phone": c.phone,
-            "metadata": c.metadata or {}, "created_at": ts(c.created_at)}
+            "metadata": c.metadata or {}, "tax_id": c.tax_id, "created_at": ts(c.created_at)}
 
 
 def rule_shape(r) -> dict:
@@ -128,12 +128,13 @@ async def payments_refund(call: Call) -> dict:
 
 ROUTES: list[Route] = [
     Route("POST", "/customers", customers_create, summary="Create a customer",
-          request_fields=("email", "name", "phone", "metadata"), response_fields=("id", "email", "name", "created_at")),
+          request_fields=("email", "name", "phone", "metadata", "tax_id"),
+          response_fields=("id", "email", "name", "tax_id", "created_at")),
     Route("GET", "/customers", customers_list, summary="List customers", response_fields=("data", "has_more", "total")),
     Route("GET", "/customers/{id}", customers_get, summary="Retrieve a customer",
-          response_fields=("id", "email", "name", "phone", "created_at")),
+          response_fields=("id", "email", "name", "phone", "tax_id", "created_at")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "phone"), response_fields=("id", "email", "name", "phone")),
+          request_fields=("name", "phone", "tax_id"), response_fields=("id", "email", "name", "phone", "tax_id")),
     Route("GET", "/routing/rules", routing_rules_list, summary="List routing rules",
           response_fields=("data",)),
     Route("POST", "/routing/rules", routing_rules_create, summary="Create a routing rule",

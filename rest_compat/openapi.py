@@ -367,8 +367,18 @@ class Op:
 API_KEY = shape({"id": STR, "object": const("api_key"), "name": STR, "type": enum(api_keys.KINDS),
                  "prefix": STR, "mode": enum(api_keys.MODES), "status": enum(("active", "revoked")),
                  "created_at": TS, "last_used": null(TS)})
+TAX_ID_TYPES = ("sa_vat", "tr_vkn", "tr_tckn", "eg_rin")
+TAX_ID = shape({"type": enum(TAX_ID_TYPES), "value": STR, "country": enum(("SA", "TR", "EG")),
+                "tax_office": null(STR)}, optional=("tax_office",),
+               description="The customer's tax identity, read by every e-invoice (tax_office: Turkish ids only)")
+TAX_ID_IN = {"anyOf": [{"type": "object", "additionalProperties": False, "required": ["type", "value"],
+                        "properties": {"type": enum(TAX_ID_TYPES), "value": text(32, 1),
+                                       "country": enum(("SA", "TR", "EG")), "tax_office": text(100)}},
+                       {"type": "null"}],
+             "description": "sa_vat: 15 digits, first and last 3; tr_vkn: 10 digits with its check digit; "
+                            "tr_tckn: 11 digits with its check digits; eg_rin: 9 digits. null clears it."}
 CUSTOMER = shape({"id": STR, "object": const("customer"), "email": null(STR), "name": null(STR),
-                  "phone": null(STR), "metadata": METADATA_OUT, "created_at": TS})
+                  "phone": null(STR), "metadata": METADATA_OUT, "tax_id": null(TAX_ID), "created_at": TS})
 CONDITION = {"type": "object", "required": ["field", "operator", "value"],
              "properties": {"field": enum(routing.CONDITION_FIELDS), "operator": enum(routing.OPERATORS),
                             "value": {"description": "a string, number, or a list of them for in / not_in"}}}
@@ -479,15 +489,15 @@ MERCHANT: dict[tuple[str, str], Op] = {
                                                 "revoked_at": null(TS)})),
     ("POST", "/customers"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
-                           "metadata": METADATA}, description="at least one of email, name, phone"),
+                           "metadata": METADATA, "tax_id": TAX_ID_IN}, description="at least one of email, name, phone"),
                    **at_least_one("email", "name", "phone")}),
     ("GET", "/customers"): Op(list_of(CUSTOMER), query=(*PAGE, q("email", text(254, format="email"),
                                                                  "exact e-mail address"))),
     ("GET", "/customers/{id}"): Op(CUSTOMER),
     ("PUT", "/customers/{id}"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
-                           "metadata": METADATA}, description="at least one field"),
-                   **at_least_one("email", "name", "phone", "metadata", blank_counts=True)}),
+                           "metadata": METADATA, "tax_id": TAX_ID_IN}, description="at least one field"),
+                   **at_least_one("email", "name", "phone", "metadata", "tax_id", blank_counts=True)}),
     ("GET", "/routing/rules"): Op(list_of(RULE)),
     ("POST", "/routing/rules"): Op(
         RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
@@ -956,7 +966,7 @@ TOKENS = shape({"access_token": {"type": "string", "description": "a JWT"},
                 "refresh_expires_in": {"type": "integer", "description": "seconds"},
                 "user": CRM_USER, "company": COMPANY})
 CRM_CUSTOMER = shape({"id": STR, "object": const("customer"), "name": STR, "email": null(STR),
-                      "phone": null(STR), "tags": arr(STR), "created_at": TS, "updated_at": TS})
+                      "phone": null(STR), "tags": arr(STR), "tax_id": null(TAX_ID), "created_at": TS, "updated_at": TS})
 COMMISSION = shape({"id": STR, "object": const("commission"), "deal_id": STR, "user_id": STR, "cycle": INT,
                     "amount": INT, "currency": CRM_CURRENCY, "rate": DECIMAL,
                     "status": enum(("active", "reversed")), "created_at": TS, "reversed_at": null(TS)})
@@ -1009,7 +1019,7 @@ NEW_PASSWORD = {"type": "string", "minLength": crm_accounts.MIN_PASSWORD, "maxLe
 EMAIL = text(254, format="email")
 CRM_TAG = {"type": "string", "pattern": r"^\s*[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,39}\s*$"}       # services.crm.customers._TAG
 CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": {"anyOf": [E164, CLEARED]},
-                   "tags": arr(CRM_TAG, maxItems=20)}
+                   "tags": arr(CRM_TAG, maxItems=20), "tax_id": TAX_ID_IN}
 CRM_CUSTOMER_UPDATE = {**CRM_CUSTOMER_IN, "email": {"anyOf": [EMAIL, CLEARED]}}
 DEAL_IN = {"title": text(200, 1), "customer_id": text(40), "owner_id": text(40), "stage": enum(crm_deals.STAGES),
            "value": amount(0), "currency": CRM_CURRENCY, "probability": {"type": "integer", "minimum": 0, "maximum": 100}}

@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from schema.scalars import MinorAmount
+from schema.tax_ids import TaxId, TaxIdInput
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
@@ -38,13 +39,14 @@ class CrmCustomer(Node):
     email: str | None
     phone: str | None
     tags: list[str]
+    tax_id: TaxId | None = strawberry.field(description="The customer's tax identity")
     created_at: datetime
     updated_at: datetime
 
     @classmethod
     def of(cls, c) -> CrmCustomer:
         return cls(id=strawberry.ID(c.id), name=c.name, email=c.email, phone=c.phone, tags=customers.tags_of(c),
-                   created_at=c.created_at, updated_at=c.updated_at)
+                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at, updated_at=c.updated_at)
 
 
 @strawberry.type
@@ -326,6 +328,7 @@ class CrmCustomerCreateInput:
     email: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -335,6 +338,7 @@ class CrmCustomerUpdateInput:
     email: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -14,6 +14,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
 from schema.einvoicing import InvoiceNote
+from schema.tax_ids import TaxId, TaxIdInput
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
@@ -31,12 +32,13 @@ class Customer(Node):
     name: str | None
     phone: str | None
     metadata: JSON
+    tax_id: TaxId | None = strawberry.field(description="The customer's tax identity, read by every e-invoice")
     created_at: datetime
 
     @classmethod
     def of(cls, c) -> Customer:
         return cls(id=strawberry.ID(c.id), email=c.email, name=c.name, phone=c.phone, metadata=c.metadata or {},
-                   created_at=c.created_at)
+                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at)
 
 
 @strawberry.type
@@ -309,6 +311,7 @@ class CustomerCreateInput:
     name: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -318,6 +321,7 @@ class CustomerUpdateInput:
     name: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.type

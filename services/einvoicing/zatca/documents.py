@@ -31,6 +31,7 @@ from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
+from services import tax_ids
 from services.einvoicing import core
 from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
@@ -82,10 +83,9 @@ async def _unit(merchant_id: str, livemode: bool) -> ZatcaUnit | None:
 
 def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
     """The buyer and whether the document is simplified (the customer has no VAT number)."""
-    meta = customer.metadata if isinstance(customer.metadata, dict) else {}
-    vat = str(meta.get("vat_number") or "").strip() or None
-    if vat:
-        check_vat(vat, "customer.metadata.vat_number")
+    vat = tax_ids.of_customer(customer.tax_id, customer.metadata, "sa_vat")
+    if vat:           # `tax_id` (sa_vat) was checked when set; `metadata.vat_number` of older customers here
+        check_vat(vat, "customer.tax_id" if customer.tax_id else "customer.metadata.vat_number")
     name = customer.name or customer.email or customer.phone or customer.id
     return ubl.Party(name=name, vat_number=vat), vat is None
 
