@@ -230,10 +230,7 @@ async def submit(doc_id: str, when: datetime) -> str | None:
     return f"{doc.kind} {doc.number} (ICV {doc.icv}): {outcome}"
 
 
-async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await scope.apply(ZatcaDocument.filter(status="pending", next_attempt_at__lte=until)) \
-        .order_by("next_attempt_at").limit(limit).values_list("next_attempt_at", "id")
-    return [(when, doc_id) for when, doc_id in rows]
+_due = core.due_reader(ZatcaDocument)
 
 
 def register_jobs() -> None:
