@@ -35,8 +35,8 @@ from services import tax_ids
 from services.einvoicing import core
 from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
-from services.errors import DomainError, InvalidState, NotFound, ValidationError
-from services.ids import check_id, new_id
+from services.errors import DomainError, InvalidState, ValidationError
+from services.ids import new_id
 from services.infra import clock
 from services.infra.clock import overridden
 from services.infra.runtime import runtime
@@ -247,7 +247,7 @@ async def issue_note(*, principal: Principal, invoice_id: str, kind: str, data: 
     included) and `reason`. The VAT inside is taken out at the invoice's rate, half-up."""
     f = Fields(data)
     reason = f.str("reason", required=True, min_len=1, max_len=200)
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
+    inv = await core.get_invoice(principal=principal, invoice_id=invoice_id)
     original = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
     if original is None:
         raise InvalidState(f"Invoice {inv.id} is not an e-invoice (finalise it first: send it or mark it paid)")
@@ -328,33 +328,10 @@ async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str, ubl.Party]
     return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale), seller
 
 
-async def get_invoice(*, principal: Principal, invoice_id: str) -> Invoice:
-    """The caller's invoice (another tenant's id: 404, as GET /api/invoices/{id})."""
-    check_id(invoice_id)
-    inv = await lookup.first(Invoice, id=invoice_id, **principal.scope)
-    if inv is None:
-        raise NotFound()
-    return inv
-
-
-async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
-    doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
-    if doc is None:
-        raise NotFound("This invoice has no e-invoice XML (not a finalised SAR invoice of an onboarded merchant)")
-    return doc.number, doc.xml.encode("utf-8")
-
-
-async def documents_of(*, principal: Principal, invoice_id: str) -> list[ZatcaDocument]:
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
-    return await ZatcaDocument.filter(invoice_id=inv.id, **principal.scope).order_by("icv")
-
-
 def note_object(d: ZatcaDocument) -> dict:
     return {"id": d.id, "object": "zatca_document", "kind": d.kind, "invoice_id": d.invoice_id, "number": d.number,
             "amount": d.amount, "tax": d.tax, "reason": d.reason, **zatca_of(d), "livemode": d.livemode,
             "created_at": d.created_at.isoformat()}
-
 
 
 def note_entry(d: ZatcaDocument) -> dict:
