@@ -14,11 +14,11 @@ from pathlib import Path
 import jinja2
 from aiohttp import web
 
-from app.checkout import i18n
+from app.checkout import i18n, method_choice
 from rest_compat.routing import json_response
 from services.errors import NotFound, ValidationError
 from services.infra.runtime import runtime
-from services.payments import checkout, checkout_local, pricing
+from services.payments import checkout, pricing
 
 _HERE = Path(__file__).resolve().parent.parent
 TEMPLATES = _HERE / "templates" / "checkout"
@@ -150,15 +150,17 @@ def _lock_remaining(c: checkout.Checkout) -> str:
     return f"{left // 60}:{left % 60:02d}"
 
 
-def context(page: Page, c: checkout.Checkout, request: web.Request, **extra) -> dict:
-    """What the checkout's templates see."""
+def context(page: Page, c: checkout.Checkout, request: web.Request, *, chosen: str | None = None, **extra) -> dict:
+    """What the checkout's templates see; `chosen`: the method the buyer picked on a link (the
+    form posted for it, else `?method=`), whose form is shown (app/checkout/method_choice.py)."""
     lang = page.lang
     items = [{"name": i["name"], "quantity": i["quantity"],
               "total": amount_text(i["amount"] * i["quantity"], c.currency, lang)} for i in c.items]
+    mc = method_choice.of(c, page.t, lang, chosen=chosen or request.query.get("method"))
     return {"c": c, "merchant": c.merchant_name, "amount_text": amount_text(c.amount, c.currency, lang),
             "items": items, "csrf": new_csrf(c.id), "form": {}, "error": None, "error_field": None,
-            "declined": False, "lock_remaining": _lock_remaining(c), "choices": checkout_local.choices(c),
-            "local_flows": checkout_local.LOCAL_FLOWS, **_paths(request, c.id), **extra}
+            "declined": False, "lock_remaining": _lock_remaining(c), "mc": mc, "local_flows": checkout.LOCAL_FLOWS,
+            "lang_query": f"&method={mc.chosen.type}" if mc.choices else "", **_paths(request, c.id), **extra}
 
 
 def gone(page: Page, reason: str) -> web.Response:
@@ -192,12 +194,13 @@ async def read_form(request: web.Request) -> dict[str, str]:
 
 def form_error(request, page: Page, c, form, message: str, field: str | None, *, declined: bool = False,
                status: int = 400) -> web.Response:
-    """The pay panel again with what was wrong."""
+    """The pay panel again with what was wrong; the method the form was for stays chosen."""
     if fetch_requested(request):
         return json_response({"error": {"message": message, "field": field}, "declined": declined,
                               "csrf": new_csrf(c.id)}, status=status,
                              headers=security_headers(page.settings["settings"]))
     keep = {k: form.get(k, "") for k in ("expiry", "name", "email", "phone")}
+    chosen = form.get("method") if form.get("action") == "choose" else method_choice.CARD
     return page.render("checkout.html", status=status, panel="panel_pay.html",
-                       **{**context(page, c, request), "form": keep, "error": message,
+                       **{**context(page, c, request, chosen=chosen), "form": keep, "error": message,
                           "error_field": field, "declined": declined})
