@@ -73,8 +73,9 @@ def shown_panels(html: str) -> list[str]:
 
 
 def shown_notices(html: str) -> list[str]:
-    return [unescape(n) for n in re.findall(r'<p class="test-mode" data-method="[a-z_]+" '
-                                            r'data-testid="test-mode-[a-z_]+">([^<]*)</p>', html)]
+    """The visible test-mode notices, as text (their values are isolated left-to-right: <bdi>)."""
+    return [unescape(re.sub(r'</?bdi[^>]*>', "", n)) for n in re.findall(
+        r'<p class="test-mode" data-method="[a-z_]+" data-testid="test-mode-[a-z_]+">(.*?)</p>', html)]
 
 
 @pytest.mark.parametrize("currency", ["KWD", "BHD", "EGP", "SAR"])
@@ -90,6 +91,8 @@ async def test_the_choice_comes_first_local_method_first_where_most_pay_with_it(
         assert panel.index('data-testid="choices"') < panel.index('id="error"') < panel.index("<form")
         assert shown_panels(html) == [first]
         assert shown_notices(html) == [notice(first, lang, currency)]
+        if lang == "ar":    # each value reads left to right inside the Arabic sentence
+            assert '<bdi dir="ltr">4242 4242 4242 4242</bdi> (مقبولة)' in html
         # Without JavaScript a choice is a link: the page again with that method's form and notice.
         status, html, _ = await open_page(client, link["url"] + f"?method={second}&locale={lang}")
         assert status == 200 and shown_panels(html) == [second]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from markupsafe import Markup, escape
+
 from app.checkout.i18n import Labels
 from services.payments import checkout, checkout_local, methods
 
@@ -31,42 +33,49 @@ class Choice:
 class MethodChoice:
     choices: list[Choice]         # offered on a link (empty on an intent or an invoice)
     chosen: Choice                # whose form is shown
-    notes: list[tuple[str, str]]  # (choice type, test-mode notice): one per choice, the chosen one shown
+    notes: list[tuple[str, Markup]]   # (choice type, test-mode notice): one per choice, the chosen one shown
 
     @property
     def panels(self) -> list[Choice]:
         return self.choices or [self.chosen]
 
 
-def _grouped(number: str) -> str:
-    return " ".join(number[i:i + 4] for i in range(0, len(number), 4)) if number.isdigit() else number
+def _ltr(value) -> Markup:
+    """A value read left to right in an Arabic sentence too (else the bidi algorithm shows a card
+    number's groups of digits, or a path, in reverse order)."""
+    return Markup('<bdi dir="ltr">{}</bdi>').format(value)
 
 
-def _value(t: Labels, key: str, value) -> str:
-    label = t.get(f"sbx_{key}", key.replace("_", " "))
-    return label.format(value=value) if "{value}" in label else f"{label} {value}"
+def _grouped(number: str) -> Markup:
+    return _ltr(" ".join(number[i:i + 4] for i in range(0, len(number), 4)) if number.isdigit() else number)
 
 
-def sandbox_values(m: methods.Method, t: Labels) -> str:
+def _value(t: Labels, key: str, value) -> Markup:
+    label = escape(t.get(f"sbx_{key}", key.replace("_", " ")))
+    return Markup(label.replace("{value}", _ltr(value))) if "{value}" in label else label + " " + _ltr(value)
+
+
+def sandbox_values(m: methods.Method, t: Labels) -> Markup:
     """A method's sandbox values (the registry's `sandbox`) in the page's language: its test cards
     with what each does, then every other value (PIN, phone, code, ...)."""
     parts = []
     for key, value in m.sandbox.items():
         if key == "cards" and isinstance(value, dict):
-            parts.append(t.list_sep.join(f"{_grouped(n)} ({t.get(f'sbx_{k}', k.replace('_', ' '))})"
-                                   for k, n in value.items()))
+            cards = (Markup("{} ({})").format(_grouped(n), t.get(f"sbx_{k}", k.replace("_", " ")))
+                     for k, n in value.items())
+            parts.append(Markup(t.list_sep).join(cards))
         else:
             parts.append(_value(t, key, value))
-    return t.part_sep.join(parts)
+    return Markup(t.part_sep).join(parts)
 
 
-def _note(members: list[methods.Method], t: Labels, lang: str) -> str:
-    lines = [t.test_mode]
+def _note(members: list[methods.Method], t: Labels, lang: str) -> Markup:
+    lines = [escape(t.test_mode)]
     for m in members:
         values = sandbox_values(m, t)
         if values:
-            lines.append(t.fmt("test_values", method=m.names[lang], values=values))
-    return " ".join(lines)
+            lines.append(Markup(escape(t.test_values)).format(method=m.names[lang], values=values))
+    return Markup(" ").join(lines)
 
 
 def _choice(members: list[methods.Method], t: Labels, lang: str) -> Choice:
