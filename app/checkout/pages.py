@@ -39,6 +39,7 @@ ASSETS = Path(__file__).resolve().parent.parent / "static" / "checkout"
 ASSET_TYPES = {"checkout.css": "text/css", "checkout.js": "text/javascript"}
 ID = r"{id:(?:lnk|pay|inv)_[0-9A-Za-z]{1,40}}"
 TOKEN = r"{token:[0-9A-Za-z]{16,64}}"          # a receipt token (app.logs writes `{token}` in its place)
+# The shared pieces (app/checkout/common.py) under the names this module has always used.
 SETTINGS = common.SETTINGS
 Page = common.Page
 security_headers = common.security_headers
