@@ -14,11 +14,15 @@ LOCAL_FLOWS = intents.LOCAL_FLOWS
 
 
 def choices(c: checkout.Checkout) -> list[methods.Method]:
-    """What the checkout offers: a link every checkout method of its currency and amount (card
-    first; a mada card pays through the card form); an intent its own method."""
+    """What the checkout offers: a link every checkout method of its currency and amount, from
+    the registry (`checkout=True`): first the methods the registry puts first for the currency
+    (`checkout_first`: KNET in KWD, BenefitPay in BHD, Fawry in EGP), then card first as
+    `methods.available` orders them (a mada card pays through the card form); an intent its own
+    method."""
     if c.kind != "link":
         return []
-    return [m for m in methods.available(currency=c.currency, amount=c.amount) if m.checkout]
+    offered = [m for m in methods.available(currency=c.currency, amount=c.amount) if m.checkout]
+    return sorted(offered, key=lambda m: c.currency not in m.checkout_first)     # stable: the rest keep their order
 
 
 async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str | None = None) -> str:

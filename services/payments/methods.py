@@ -42,6 +42,7 @@ class Method:
     country: str | None = None         # the scheme's home country (routing eligibility), None: any
     api: bool = False                  # /api/payments/create takes it (no buyer step)
     checkout: bool = False             # the hosted checkout offers it
+    checkout_first: tuple[str, ...] = ()   # currencies whose checkout offers it first (most buyers pay so)
     sandbox: dict[str, Any] = field(default_factory=dict)
 
     def limit(self, currency: str) -> AmountLimit:
@@ -80,14 +81,14 @@ DEFAULT_METHODS: tuple[Method, ...] = (
                               "insufficient_funds": "9682010000000005"}}),
     Method("knet", "redirect", ("KWD",), {"ar": "كي نت", "en": "KNET", "tr": "KNET"},
            MethodFee(100, {"KWD": 100}, {"KWD": 2_000}), limits={"KWD": AmountLimit(100, 3_000_000)},
-           country="KW", checkout=True,
+           country="KW", checkout=True, checkout_first=("KWD",),
            sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
     Method("benefit", "redirect", ("BHD",), {"ar": "بنفت باي", "en": "BenefitPay", "tr": "BenefitPay"},
-           MethodFee(100, {"BHD": 100}, {"BHD": 2_000}), country="BH", checkout=True,
+           MethodFee(100, {"BHD": 100}, {"BHD": 2_000}), country="BH", checkout=True, checkout_first=("BHD",),
            sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
     Method("fawry", "reference", ("EGP",), {"ar": "فوري", "en": "Fawry", "tr": "Fawry"},
            MethodFee(200, {"EGP": 250}, {"EGP": 3_000}), limits={"EGP": AmountLimit(500, 5_000_000)},
-           country="EG", checkout=True,
+           country="EG", checkout=True, checkout_first=("EGP",),
            sandbox={"pay": "POST /api/test-helpers/fawry/pay {\"reference\"}", "expires_in_hours": 48}),
     Method("stcpay", "otp", ("SAR",), {"ar": "STC Pay", "en": "STC Pay", "tr": "STC Pay"},
            MethodFee(150, {}, {"SAR": 10_000}), limits={"SAR": AmountLimit(100, 2_000_000)},
