@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import asyncpg
-from tortoise import Tortoise
+from tortoise import Tortoise, connections
 from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as migrate_api
 
@@ -86,12 +86,30 @@ def db_config(settings: Settings) -> dict:
     return tortoise_config(connection)
 
 
-async def migrate_database(settings: Settings) -> None:
-    """Apply the committed migrations (idempotent)."""
+async def migrate_database(settings: Settings, *, analyze: bool | None = None) -> list[str]:
+    """Apply the committed migrations (idempotent); the ones applied (`app.name`).
+
+    Then, on PostgreSQL, bring the planner's statistics up to date (`ANALYZE`), so a fresh
+    database does not run generic plans on never-analyzed tables until autovacuum's first pass:
+    always when `analyze` is True (`qafila migrate`), and when a migration was applied otherwise
+    (`qafila serve`'s start-up migration: a fresh database, not every restart). SQLite keeps no
+    planner statistics until asked and its plans do not need them here: nothing is run there."""
     config = db_config(settings)
     _sqlite_comments_without_semicolons()
-    await migrate_api(config=config)
-    await Tortoise.close_connections()
+    applied: list[str] = []
+
+    def progress(event: str, app: str, name: str) -> None:
+        if event == "apply_done":
+            applied.append(f"{app}.{name}")
+
+    try:
+        await migrate_api(config=config, progress=progress)
+        if not settings.sqlite and (analyze or (analyze is None and applied)):
+            for name in config["connections"]:
+                await connections.get(name).execute_script("ANALYZE")
+    finally:
+        await Tortoise.close_connections()
+    return applied
 
 
 class Backend:

@@ -244,8 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "worker":
         _run(_worker(settings))
     elif args.command == "migrate":
-        asyncio.run(migrate_database(settings))
-        print("migrations applied", flush=True)
+        asyncio.run(migrate_database(settings, analyze=True))
+        print("migrations applied" + ("" if settings.sqlite else "; statistics analyzed"), flush=True)
     elif args.command == "create-merchant":
         asyncio.run(_create_merchant(args, settings))
 

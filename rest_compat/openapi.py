@@ -545,7 +545,7 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("GET", "/webhooks/endpoints"): Op(list_of(ENDPOINT, total=None), query=PAGE),
     ("POST", "/webhooks/endpoints/{id}/disable"): Op(ENDPOINT),
     ("GET", "/webhooks/events"): Op(list_of(EVENT_SUMMARY, total=None),
-                                    query=(*PAGE, q("type", text(64), "an event type"))),
+                                    query=(*PAGE, q("type", EVENT_NAME, "an event type"))),
     ("GET", "/webhooks/events/{id}"): Op(EVENT_DETAIL),
     ("POST", "/webhooks/events/{id}/retry"): Op(EVENT_DETAIL),
     ("POST", "/webhooks/test"): Op(
@@ -994,11 +994,11 @@ LISTED_RATE = shape({"id": null(STR), "object": const("exchange_rate"), "base": 
 USED_SOURCE = {"type": "string", "enum": ["company", "reference", "same"]}
 RATE_USED = {"base": CRM_CURRENCY, "quote": CRM_CURRENCY, "rate": DECIMAL, "rate_date": null(DATE), "inverse": BOOL,
              "source": USED_SOURCE}
-MISSING = {"unconverted": arr(shape({"currency": CRM_CURRENCY, "deal_count": INT,
-                                     "amount": {"type": "integer", "description": "minor units of `currency`"},
-                                     "weighted_amount": {"type": "integer",
-                                                         "description": "pipeline only: amount x probability"}},
-                                    optional=("weighted_amount",)),
+UNCONVERTED = shape({"currency": CRM_CURRENCY, "deal_count": INT,
+                     "amount": {"type": "integer", "description": "minor units of `currency`"},
+                     "weighted_amount": {"type": "integer", "description": "pipeline only: amount x probability"}},
+                    optional=("weighted_amount",))
+MISSING = {"unconverted": arr(UNCONVERTED,
                               description="amounts in currencies with no rate to the target, in their own "
                                           "currency; not in the totals"),
            "missing_rates": arr(shape({"base": CRM_CURRENCY, "quote": CRM_CURRENCY}),
@@ -1010,9 +1010,15 @@ REVENUE = shape({"object": const("revenue_report"), "currency": CRM_CURRENCY, "t
                                            "source": USED_SOURCE, "converted_decimal": DECIMAL})),
                  **MISSING})
 PIPELINE = shape({"object": const("pipeline_report"), "currency": CRM_CURRENCY,
-                  "stages": arr(shape({"stage": enum(crm_deals.STAGES), "count": INT, "value": INT,
-                                       "weighted_value": INT})),
-                  "total": shape({"count": INT, "value": INT, "weighted_value": INT}),
+                  "stages": arr(shape({"stage": enum(crm_deals.STAGES),
+                                       "count": {"type": "integer", "description": "every open deal of the stage"},
+                                       "value": INT, "weighted_value": INT,
+                                       "unconverted": arr(UNCONVERTED, description=(
+                                           "the stage's deals in currencies with no rate to the target, per "
+                                           "currency in its own minor units; counted in `count`, not in the "
+                                           "values"))})),
+                  "total": shape({"count": {"type": "integer", "description": "every open deal"},
+                                  "value": INT, "weighted_value": INT}),
                   "rates_used": arr(shape(RATE_USED)), **MISSING})
 PASSWORD = {"type": "string", "minLength": 1, "maxLength": 200}
 NEW_PASSWORD = {"type": "string", "minLength": crm_accounts.MIN_PASSWORD, "maxLength": 200}

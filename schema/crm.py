@@ -200,9 +200,12 @@ class CrmRevenue:
 @strawberry.type
 class CrmPipelineStage:
     stage: str
-    count: int
+    count: int = strawberry.field(description="Every open deal of the stage, converted or not")
     value: MinorAmount
     weighted_value: MinorAmount
+    unconverted: list[CrmUnconverted] = strawberry.field(
+        description="The stage's deals in currencies with no rate to the target, per currency in its own minor "
+                    "units: counted in count, not in the values")
 
 
 @strawberry.type
@@ -233,7 +236,8 @@ class CrmReports:
         p = await reports.pipeline(principal=crm_principal(info), query={"currency": currency} if currency else {})
         return CrmPipeline(currency=p.currency, count=p.count, value=p.value, weighted_value=p.weighted_value,
                            stages=[CrmPipelineStage(stage=s.stage, count=s.count, value=s.value,
-                                                    weighted_value=s.weighted_value) for s in p.stages],
+                                                    weighted_value=s.weighted_value, unconverted=_unconverted(s))
+                                   for s in p.stages],
                            unconverted=_unconverted(p), missing_rates=_missing(p))
 
     @strawberry.field

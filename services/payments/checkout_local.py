@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.errors import PaymentDeclined, ValidationError
+from services.validation import one_of
 from services.payments import checkout, intents, methods
 
 LOCAL_FLOWS = intents.LOCAL_FLOWS
@@ -31,7 +32,7 @@ async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str
     offered = [m.type for m in choices(c) if m.type in LOCAL_FLOWS]
     method = form.get("method")
     if c.kind != "link" or method not in offered:
-        raise ValidationError(f"method must be one of: {', '.join(offered) or 'card'}", param="method")
+        raise one_of("method", offered or ["card"])
     data = {"amount": c.amount, "currency": c.currency, "payment_method": method,
             "metadata": {"payment_link": c.id}, "description": c.description}
     if method == "stcpay":

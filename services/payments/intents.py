@@ -36,7 +36,7 @@ from services.payments.payment_methods import resolve_payment_method
 from services.principal import Principal
 from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
-from services.validation import MAX_INT, Fields, check_int, check_str
+from services.validation import Fields, MAX_INT, check_int, check_str, one_of
 
 METHODS = methods_registry.TYPES        # the one registry: services.payments.methods
 OBJECT_METHODS = METHODS + ("bank_transfer",)
@@ -196,8 +196,7 @@ def _check_cod_address(f: Fields | None) -> dict[str, str]:
            "city": f.str("city", required=True, min_len=1, max_len=100),
            "country": f.str("country", required=True, pattern=_COUNTRY, max_len=2)}
     if f.str("country") not in settlement.MARKETS:
-        raise ValidationError(f"cod_address.country must be one of: {', '.join(settlement.MARKETS)}",
-                              param="cod_address.country")
+        raise one_of("cod_address.country", settlement.MARKETS)
     postal = f.str("postal_code", max_len=20)
     if postal:
         out["postal_code"] = postal
@@ -352,9 +351,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
             raise ValidationError("cod_address is required for cash on delivery", param="cod_address")
         cod_address = _check_cod_address(cod_f)
         if pricing.MARKET_CURRENCY[cod_address["country"]] != currency:
-            raise ValidationError(f"cash on delivery in {cod_address['country']} is collected in "
-                                  f"{pricing.MARKET_CURRENCY[cod_address['country']]}, not {currency}",
-                                  code="invalid_currency", param="currency")
+            raise one_of("currency", [pricing.MARKET_CURRENCY[cod_address["country"]]],
+                         context=f"for cash on delivery in {cod_address['country']}", code="invalid_currency")
     elif cod_f is not None:
         raise ValidationError("cod_address is for cash on delivery only", param="cod_address")
     else:
@@ -363,10 +361,10 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     locale = f.enum("locale", pricing.LOCALES)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     f.reject_unknown()
-    if count is not None and count > 1:
+    if installments.asks(count):
         if method != "card":
             raise ValidationError("installments are for card payments only", param="installments")
-        installments.check_requested(count, currency)
+        await installments.check_requested(principal=principal, count=count, amount=amount, currency=currency)
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
     market = await markets.cached_market_of(principal.merchant_id)
@@ -394,7 +392,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
-        installments={"count": count} if count is not None and count > 1 else None,    # asked for; terms at confirm
+        installments={"count": count} if installments.asks(count) else None,    # asked for; terms at confirm
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
     obj = intent_object(intent)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
@@ -496,7 +494,7 @@ async def list_intents(*, principal: Principal, query: Mapping[str, Any]) -> Pag
 
 def check_enum_value(value: Any, param: str, values) -> str:
     if not isinstance(value, str) or value not in values:
-        raise ValidationError(f"{param} must be one of: {', '.join(values)}", param=param)
+        raise one_of(param, values)
     return value
 
 
@@ -555,14 +553,14 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         # The installment terms for this card (asked for now, or at create): kept on the intent.
         asked = count if count is not None else (intent.installments or {}).get("count")
-        if asked is not None and asked > 1 and method != "card":      # the intent's method decides
+        if installments.asks(asked) and method != "card":      # the intent's method decides
             raise ValidationError("installments are for card payments only", param="installments",
                                   code="payment_method_not_used")
         intent.installments = await installments.terms_for_card(
             principal=principal, issuer=installments.issuer_from(pm.issuer), amount=intent.amount,
             currency=intent.currency, count=asked)
         return await _confirm_card(principal, intent, pm, return_url, now)
-    if count is not None and count > 1:
+    if installments.asks(count):
         raise ValidationError(f"installments are for card payments, not {method}", param="installments",
                               code="payment_method_not_used")       # the intent's method decides
     if pm_id is not None:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from services.errors import ValidationError
+from services.validation import one_of
 from services.money import currencies as money
 from services.money.currencies import AmountLimit, CURRENCIES
 
@@ -141,8 +142,8 @@ def check_method_currency(method_type: str, currency: str, param: str = "payment
     """A method used with a currency it does not serve is a 400 naming `payment_method`."""
     m = METHODS[method_type]
     if currency not in m.currencies:
-        raise ValidationError(f"{param} {method_type} is not available in {currency}: it serves "
-                              f"{', '.join(m.currencies)}", param=param, code="payment_method_unavailable")
+        raise one_of(param, [t for t, other in METHODS.items() if currency in other.currencies],
+                     context=f"for {currency}", code="payment_method_unavailable")
     return m
 
 
@@ -225,7 +226,7 @@ def check_api_type(value: Any, card_is_mada: bool | None = None, param: str = "p
         raise ValidationError(f"{param} {value} needs the buyer ({METHODS[value].flow} flow): create a payment "
                               "intent with POST /v1/payments/intent and confirm it instead", param=param)
     if not isinstance(value, str) or value not in API_TYPES:
-        raise ValidationError(f"{param} must be one of: {', '.join(API_TYPES)}", param=param)
+        raise one_of(param, API_TYPES)
     return value
 
 

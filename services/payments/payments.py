@@ -85,7 +85,7 @@ def parse_create(data: dict) -> CreateRequest:
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
     do_capture = capture if capture is not None else method != "manual"
-    if count is not None and count > 1 and not do_capture:
+    if installments.asks(count) and not do_capture:
         raise ValidationError("a payment in installments is captured at once: capture: false is not possible",
                               param="capture" if capture is not None else "capture_method")
     return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,

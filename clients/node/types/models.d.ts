@@ -692,7 +692,7 @@ export interface WebhookEndpoint {
 export interface WebhookEventListParams {
   limit?: number;
   starting_after?: string;
-  type?: string;
+  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
 }
 
 export interface WebhookEventRecord {
