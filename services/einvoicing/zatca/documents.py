@@ -41,7 +41,7 @@ from services.infra import clock
 from services.infra.clock import overridden
 from services.infra.runtime import runtime
 from services.principal import Principal
-from services.validation import Fields
+from services.validation import Fields, one_of
 
 STATUSES = ("pending", "reported", "cleared", "rejected")
 VAT_RATES = (Decimal(15), Decimal(0))
@@ -93,8 +93,8 @@ def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
 def _rate(inv: Invoice) -> Decimal:
     rate = Decimal(inv.tax_rate)
     if rate not in VAT_RATES:
-        raise ValidationError(f"A Saudi e-invoice charges VAT at 15% (or 0%, out of scope); this invoice's tax_rate "
-                              f"is {inv.tax_rate}", param="tax_rate", code="zatca_vat_rate")
+        raise one_of("tax_rate", ("15", "0"), code="zatca_vat_rate",
+                     context=f"on a Saudi e-invoice (0: out of scope); this invoice's is {inv.tax_rate}")
     return rate
 
 
