@@ -21,6 +21,7 @@ from models.intents import PaymentIntent
 from models.payments import Payment
 from models.wallets import ApplePayKey, GooglePayKey, WalletTransaction
 from services.identity.api_keys import issue_key
+from services.payments.providers import registry
 from services.payments.wallets import apple_pay, google_pay
 from tests.conftest import bearer, gql
 from tests.wallet_fixtures import FakeApple, FakeGoogle
@@ -163,3 +164,247 @@ async def test_apple_pay_api_payment(client, merchant, clock, currency, amount):
     _no_secret(text, DPAN)
     events = await Event.filter(object_id=body["id"]).values_list("data", flat=True)
     _no_secret(json.dumps(events, default=str), DPAN)
+
+
+# ---------------------------------------------------------------- Google Pay keys
+
+async def test_google_pay_public_key_per_mode_and_rotation(client, merchant, make_merchant):
+    pub = await _google_key(client, merchant.sk)
+    raw = base64.b64decode(pub)
+    assert len(raw) == 65 and raw[0] == 4                 # an uncompressed P-256 point
+    r = await client.get("/v1/wallets/google-pay/public-key", headers=bearer(merchant.pk))
+    assert await r.json() == {"protocol_version": "ECv2", "public_key": pub, "gateway": "qafila",
+                              "gateway_merchant_id": merchant.id}
+    other = await make_merchant()
+    assert await _google_key(client, other.sk) == pub      # one key per mode for the platform
+    _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
+    assert await _google_key(client, live) != pub
+    rows = await GooglePayKey.filter(livemode=False)
+    assert all(r.private_key_enc.startswith("v1.") for r in rows)
+
+
+async def test_google_pay_rotation_keeps_the_previous_key_for_decryption(client, merchant, clock):
+    from services.payments.wallets import service as wallets
+
+    old = await _google_key(client, merchant.sk)
+    token = GOOGLE.token(old, gateway_merchant_id=merchant.id, now=clock.now())
+    await wallets.rotate_google_pay_key(livemode=False)
+    new = await _google_key(client, merchant.sk)
+    assert new != old
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=5_000, currency="AED")
+    assert status == 200 and body["status"] == "succeeded"
+    # Two rotations later the first key is retired: its tokens no longer decrypt.
+    token = GOOGLE.token(old, gateway_merchant_id=merchant.id, now=clock.now())
+    await wallets.rotate_google_pay_key(livemode=False)
+    await wallets.rotate_google_pay_key(livemode=False)
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=5_000, currency="AED")
+    assert status == 400 and body["error"]["code"] == "wallet_token_invalid"
+    assert body["error"]["detail"] == ("The wallet token is invalid: the message tag does not verify with "
+                                       "Qafila's Google Pay key")
+    # Put the first key back as current for the other tests of this session (one key per mode).
+    await GooglePayKey.filter(livemode=False).update(status="retired")
+    await GooglePayKey.filter(livemode=False, public_key=old).update(status="current")
+
+
+# ---------------------------------------------------------------- Google Pay on /api
+
+@pytest.mark.parametrize("currency,amount", [("SAR", 10_000), ("KWD", 1_005), ("BHD", 2_500), ("TRY", 45_000)])
+async def test_google_pay_api_cryptogram_payment(client, merchant, clock, currency, amount):
+    pub = await _google_key(client, merchant.sk)
+    token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now(), number=DPAN)
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=amount, currency=currency)
+    assert status == 200, body
+    assert body["status"] == "succeeded" and body["amount"] == amount
+    assert body["payment_method"]["type"] == "google_pay"
+    assert body["payment_method"]["wallet"] == {"type": "google_pay", "dynamic_last4": "4242",
+                                                "auth_method": "CRYPTOGRAM_3DS"}
+    _no_secret(json.dumps(body), DPAN)
+
+
+async def test_google_pay_pan_only_needing_a_challenge_is_refused_on_api(client, merchant, clock):
+    pub = await _google_key(client, merchant.sk)
+    token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now(), number=THREEDS_DPAN,
+                         auth_method="PAN_ONLY")
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=10_000, currency="SAR")
+    assert status == 400
+    assert body["error"]["code"] == "authentication_required"
+    assert body["error"]["param"] == "payment_method.google_pay.token"
+    assert "POST /v1/payments/intent" in body["error"]["detail"]
+    assert await Payment.filter(merchant_id=merchant.id).count() == 0
+    assert await WalletTransaction.filter(merchant_id=merchant.id).count() == 0
+    # A PAN_ONLY token of a card without 3-D Secure pays on /api.
+    token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now(), number=DPAN, auth_method="PAN_ONLY")
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=10_000, currency="SAR")
+    assert status == 200 and body["payment_method"]["wallet"]["auth_method"] == "PAN_ONLY"
+
+
+async def test_mada_token_is_a_mada_payment_with_madas_fee(client, merchant, clock):
+    pem = await _apple_cert(client, merchant.sk)
+    token = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=100_000, currency="SAR", number=MADA_DPAN, network="mada",
+                        signed_at=clock.now())
+    status, body = await _pay_api(client, merchant.sk, "apple_pay", token, amount=100_000, currency="SAR")
+    assert status == 200, body
+    assert body["payment_method"]["card"]["brand"] == "mada"
+    assert body["payment_method"]["card"]["networks"] == ["mada"]
+    assert "mada" in registry.get(body["provider"]).methods       # a mada acquirer
+    p = await Payment.get(id=body["id"])
+    assert p.fee == 800                      # mada: 0.80 %, capped at SAR 200 (a card: 2.90 % + 0.25)
+    assert p.payment_method_type == "apple_pay"
+
+
+# ---------------------------------------------------------------- refusals
+
+async def _refused(client, merchant, kind, token, *, amount, currency, code, detail):
+    before = await Payment.filter(merchant_id=merchant.id).count()
+    used = await WalletTransaction.filter(merchant_id=merchant.id).count()
+    status, body = await _pay_api(client, merchant.sk, kind, token, amount=amount, currency=currency)
+    assert status == 400, body
+    assert body["error"]["code"] == code
+    assert body["error"]["param"] == f"payment_method.{kind}.token"
+    assert body["error"]["detail"] == detail
+    _no_secret(json.dumps(body), DPAN)
+    assert await Payment.filter(merchant_id=merchant.id).count() == before
+    assert await WalletTransaction.filter(merchant_id=merchant.id).count() == used
+
+
+async def test_apple_pay_refusals(client, merchant, make_merchant, clock):
+    pem = await _apple_cert(client, merchant.sk)
+    now = clock.now()
+
+    def tok(**kw):
+        kw.setdefault("amount", 12_000)
+        kw.setdefault("currency", "SAR")
+        kw.setdefault("signed_at", now)
+        return APPLE.token(pem, MERCHANT_IDENTIFIER, **kw)
+
+    invalid = "wallet_token_invalid"
+    await _refused(client, merchant, "apple_pay", "{not json", amount=12_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the token is not valid JSON")
+    t = tok()
+    t["paymentData"]["data"] = "***"
+    await _refused(client, merchant, "apple_pay", t, amount=12_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: paymentData.data is not valid base64")
+    await _refused(client, merchant, "apple_pay", tok(tamper="signature"), amount=12_000, currency="SAR",
+                   code=invalid, detail="The wallet token is invalid: the signature does not match the token's content")
+    await _refused(client, merchant, "apple_pay", tok(tamper="data"), amount=12_000, currency="SAR",
+                   code=invalid, detail="The wallet token is invalid: the token does not decrypt with this "
+                                        "merchant's key")
+    stranger = FakeApple()               # a chain to a root nobody trusts
+    t = stranger.token(pem, MERCHANT_IDENTIFIER, amount=12_000, currency="SAR", signed_at=now)
+    await _refused(client, merchant, "apple_pay", t, amount=12_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the certificate chain does not end at Apple Root CA - G3")
+    t = tok(certs=[APPLE.inter])         # no leaf certificate
+    await _refused(client, merchant, "apple_pay", t, amount=12_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the signature has no leaf certificate with OID "
+                          "1.2.840.113635.100.6.29")
+    expired = "wallet_token_expired"
+    await _refused(client, merchant, "apple_pay", tok(signed_at=now - timedelta(minutes=6)), amount=12_000,
+                   currency="SAR", code=expired,
+                   detail="The wallet token has expired: the token was signed more than 5 minutes from now")
+    await _refused(client, merchant, "apple_pay", tok(signed_at=now + timedelta(minutes=6)), amount=12_000,
+                   currency="SAR", code=expired,
+                   detail="The wallet token has expired: the token was signed more than 5 minutes from now")
+    await _refused(client, merchant, "apple_pay", tok(expiry=(now - timedelta(days=1)).strftime("%y%m%d")),
+                   amount=12_000, currency="SAR", code=expired,
+                   detail="The wallet token has expired: the device account number has expired "
+                          "(applicationExpirationDate)")
+    mismatch = "wallet_token_mismatch"
+    await _refused(client, merchant, "apple_pay", tok(amount=12_001), amount=12_000, currency="SAR", code=mismatch,
+                   detail="The wallet token does not match this payment: the token's amount is not 12000 "
+                          "(an amount that changes needs a new token)")
+    await _refused(client, merchant, "apple_pay", tok(currency="AED"), amount=12_000, currency="SAR", code=mismatch,
+                   detail="The wallet token does not match this payment: the token's currency is not SAR")
+    # KWD has 3 decimals: KWD 1.250 is 1250 in the token and in the payment.
+    await _refused(client, merchant, "apple_pay", tok(amount=125, currency="KWD"), amount=1_250, currency="KWD",
+                   code=mismatch, detail="The wallet token does not match this payment: the token's amount is not "
+                                         "1250 (an amount that changes needs a new token)")
+    # Another merchant has no certificate for this key hash.
+    other = await make_merchant()
+    await _refused(client, other, "apple_pay", tok(), amount=12_000, currency="SAR", code="wallet_not_configured",
+                   detail="The wallet is not configured for this token: no active Apple Pay certificate of yours "
+                          "has this token's publicKeyHash")
+    # Reused: the second time, nothing more is charged.
+    t = tok()
+    status, body = await _pay_api(client, merchant.sk, "apple_pay", t, amount=12_000, currency="SAR")
+    assert status == 200
+    await _refused(client, merchant, "apple_pay", t, amount=12_000, currency="SAR", code="wallet_token_reused",
+                   detail="The wallet token was already used: this token has already paid")
+
+
+async def test_apple_pay_test_roots_are_never_read_in_live_mode(client, merchant, clock):
+    _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
+    pem = await _apple_cert(client, live)
+    token = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=5_000, currency="SAR", signed_at=clock.now())
+    status, body = await _pay_api(client, live, "apple_pay", token, amount=5_000, currency="SAR")
+    assert status == 400 and body["error"]["code"] == "wallet_token_invalid"
+    assert body["error"]["detail"] == ("The wallet token is invalid: the certificate chain does not end at "
+                                       "Apple Root CA - G3")
+
+
+async def test_google_pay_refusals(client, merchant, make_merchant, clock):
+    pub = await _google_key(client, merchant.sk)
+    now = clock.now()
+
+    def tok(**kw):
+        kw.setdefault("gateway_merchant_id", merchant.id)
+        return GOOGLE.token(pub, now=now, **kw)
+
+    invalid, expired = "wallet_token_invalid", "wallet_token_expired"
+    await _refused(client, merchant, "google_pay", "]", amount=1_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the token is not valid JSON")
+    t = json.loads(tok())
+    t["signature"] = "%%%"
+    await _refused(client, merchant, "google_pay", json.dumps(t), amount=1_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: signature is not valid base64")
+    t = json.loads(tok())
+    t["signedMessage"] = t["signedMessage"].replace('"tag"', '"tag" ')
+    await _refused(client, merchant, "google_pay", json.dumps(t), amount=1_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the message signature is not valid")
+    from cryptography.hazmat.primitives.asymmetric import ec
+    await _refused(client, merchant, "google_pay", tok(root_key=ec.generate_private_key(ec.SECP256R1())),
+                   amount=1_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the intermediate signing key is not signed by a Google "
+                          "root signing key")
+    await _refused(client, merchant, "google_pay", tok(recipient="gateway:other"), amount=1_000, currency="SAR",
+                   code=invalid, detail="The wallet token is invalid: the message signature is not valid")
+    await _refused(client, merchant, "google_pay", tok(tamper="tag"), amount=1_000, currency="SAR", code=invalid,
+                   detail="The wallet token is invalid: the message tag does not verify with Qafila's Google Pay key")
+    await _refused(client, merchant, "google_pay", tok(key_expires=now - timedelta(seconds=1)), amount=1_000,
+                   currency="SAR", code=expired,
+                   detail="The wallet token has expired: the intermediate signing key has expired")
+    await _refused(client, merchant, "google_pay", tok(message_expires=now), amount=1_000, currency="SAR",
+                   code=expired, detail="The wallet token has expired: the message has expired (messageExpiration)")
+    last_month = now.replace(day=1) - timedelta(days=1)
+    await _refused(client, merchant, "google_pay", tok(exp_year=last_month.year, exp_month=last_month.month),
+                   amount=1_000, currency="SAR", code=expired,
+                   detail="The wallet token has expired: the card number has expired")
+    other = await make_merchant()
+    await _refused(client, merchant, "google_pay", tok(gateway_merchant_id=other.id), amount=1_000, currency="SAR",
+                   code="wallet_token_mismatch",
+                   detail="The wallet token does not match this payment: the token's gatewayMerchantId is not your "
+                          "merchant id")
+    t = tok()
+    status, _ = await _pay_api(client, merchant.sk, "google_pay", t, amount=1_000, currency="SAR")
+    assert status == 200
+    await _refused(client, merchant, "google_pay", t, amount=1_000, currency="SAR", code="wallet_token_reused",
+                   detail="The wallet token was already used: this token has already paid")
+    # The same token at another merchant is that merchant's mismatch (its gatewayMerchantId), not a reuse.
+    await _refused(client, other, "google_pay", t, amount=1_000, currency="SAR", code="wallet_token_mismatch",
+                   detail="The wallet token does not match this payment: the token's gatewayMerchantId is not your "
+                          "merchant id")
+
+
+async def test_wallet_input_errors_name_the_field(client, merchant):
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 1_000, "currency": "SAR", "payment_method": {"type": "apple_pay"}})
+    body = await r.json()
+    assert r.status == 400 and body["error"]["param"] == "payment_method.apple_pay"
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 1_000, "currency": "SAR", "payment_method": {"type": "google_pay", "google_pay": {"token": 5}}})
+    body = await r.json()
+    assert r.status == 400 and body["error"]["param"] == "payment_method.google_pay.token"
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 300_000, "currency": "IQD", "payment_method": {"type": "google_pay", "google_pay": {"token": "x"}}})
+    body = await r.json()
+    assert r.status == 400 and body["error"]["code"] == "payment_method_unavailable", body
+    assert body["error"]["param"] == "payment_method.type"

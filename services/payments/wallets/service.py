@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from models.intents import PaymentMethod
 from models.wallets import ApplePayKey, GooglePayKey, WalletTransaction
 from services.errors import AuthenticationError, ValidationError
 from services.ids import new_id
@@ -243,6 +244,31 @@ class WalletCard:
     def authorization(self) -> WalletAuthorization:
         return WalletAuthorization(type=self.wallet, auth_method=self.auth_method, cryptogram=self.cryptogram,
                                    eci=self.eci)
+
+
+def card_details(wc: WalletCard) -> dict[str, Any]:
+    """`card` of the payment method details: the device number's brand, last four, expiry, networks."""
+    c = wc.card
+    return {"brand": c.brand, "last4": c.last4, "exp_month": c.exp_month, "exp_year": c.exp_year,
+            "networks": list(c.networks)}
+
+
+def details_object(method_details: dict) -> dict[str, Any]:
+    """`payment_method_details` of a `/v1` intent paid with a wallet (the `/api` payment's
+    `payment_method` object)."""
+    wallet = method_details["wallet"]
+    return {"type": wallet["type"], "card": method_details.get("card"), "wallet": wallet}
+
+
+async def challenge_method(*, principal: Principal, wc: WalletCard) -> PaymentMethod:
+    """A PAN_ONLY token whose card needs 3-D Secure: the challenge (services.payments.intents)
+    authorizes a payment method, made here of the card without its number."""
+    c = wc.card
+    return await PaymentMethod.create(
+        id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type="card",
+        brand=c.brand, last4=c.last4, exp_month=c.exp_month, exp_year=c.exp_year, fingerprint=c.fingerprint,
+        test_behaviour=c.behaviour if not principal.livemode else cards.APPROVE, networks=list(c.networks) or None,
+        created_at=runtime().clock.now())
 
 
 def check_card_currency(wc: WalletCard, currency: str, *, param: str) -> None:
