@@ -419,7 +419,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
                       currency=s.currency, created_at=now) for s in splits),
         *events.rows(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
     intent.__dict__[_CREATED] = obj
-    if wallet_card is not None:       # a token given on create pays at once
+    if wallet_card is not None:       # a token given on create pays at once: the answer shows it paid
+        intent.__dict__.pop(_CREATED, None)
         return await _confirm_wallet(principal, intent, wallet_card, extras.return_url, now, claimed=True)
     return intent
 
