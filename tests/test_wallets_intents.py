@@ -156,5 +156,36 @@ async def test_analytics_by_method_count_wallets(client, merchant, clock):
 
 
 PAY = """mutation($input: PaymentCreateInput!) { paymentCreate(input: $input) {
-  payment { id status paymentMethod { type } wallet { type dynamicLast4 authMethod } }
+  payment { id status paymentMethodType wallet { type dynamicLast4 authMethod } }
   userErrors { code message field } } }"""
+
+
+async def test_graphql_takes_wallet_tokens_and_shows_the_wallet(client, merchant, clock):
+    pub = await _google_key(client, merchant.sk)
+    token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now(), number=DPAN)
+    status, out = await gql(client, PAY, {"input": {"amount": 7_500, "currency": "AED", "paymentMethod": {
+        "type": "google_pay", "googlePay": {"token": token}}}}, key=merchant.sk)
+    assert status == 200 and "errors" not in out, out
+    p = out["data"]["paymentCreate"]
+    assert p["userErrors"] == [] and p["payment"]["status"] == "succeeded"
+    assert p["payment"]["paymentMethodType"] == "google_pay"
+    assert p["payment"]["wallet"] == {"type": "google_pay", "dynamicLast4": "4242", "authMethod": "CRYPTOGRAM_3DS"}
+    # The same token again: the REST code, in userErrors, naming the field.
+    status, out = await gql(client, PAY, {"input": {"amount": 7_500, "currency": "AED", "paymentMethod": {
+        "type": "google_pay", "googlePay": {"token": token}}}}, key=merchant.sk)
+    assert out["data"]["paymentCreate"]["userErrors"] == [{
+        "code": "wallet_token_reused", "message": "The wallet token was already used: this token has already paid",
+        "field": "paymentMethod.googlePay.token"}]
+    # A /v1 intent confirmed with an Apple Pay token.
+    pem = await _apple_cert(client, merchant.sk)
+    i = await create(client, merchant.sk, amount=6_000, currency="SAR", payment_method="apple_pay")
+    t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=6_000, currency="SAR", signed_at=clock.now())
+    status, out = await gql(client, CONFIRM, {"input": {"id": i["id"], "applePay": {"token": t}}}, key=merchant.sk)
+    assert status == 200 and "errors" not in out, out
+    c = out["data"]["paymentIntentConfirm"]
+    assert c["userErrors"] == [] and c["paymentIntent"]["status"] == "succeeded"
+    assert c["paymentIntent"]["paymentMethodDetails"]["wallet"]["type"] == "apple_pay"
+
+
+CONFIRM = """mutation($input: PaymentIntentConfirmInput!) { paymentIntentConfirm(input: $input) {
+  paymentIntent { id status paymentMethodDetails } userErrors { code message field } } }"""
