@@ -444,13 +444,17 @@ WALLET_TOKEN_IN = {
                                                  "qafila, gatewayMerchantId your merchant id)"}},
                        required=("token",))}
 _BILLING_COUNTRY = {"type": "string", "pattern": "^[A-Za-z]{2}$"}
+NOT_GIVEN_ = {"type": "null"}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
-    "payment_method": {"oneOf": [
-        body({"type": enum([t for t in methods.API_TYPES if t not in methods.WALLET_TYPES]), "card": CARD_IN,
-              "billing_country": _BILLING_COUNTRY}, required=("card",)),
-        *(body({"type": const(w), w: WALLET_TOKEN_IN[w], "billing_country": _BILLING_COUNTRY}, required=("type", w))
-          for w in methods.WALLET_TYPES)],
+    "payment_method": {**body({"type": enum(methods.API_TYPES), "card": CARD_IN, "billing_country": _BILLING_COUNTRY,
+                               **WALLET_TOKEN_IN}),
+        "anyOf": [{"required": ["card"], "properties": {
+                       "type": enum([t for t in methods.API_TYPES if t not in methods.WALLET_TYPES]),
+                       **{w: NOT_GIVEN_ for w in methods.WALLET_TYPES}}},
+                  *({"required": ["type", w], "properties": {
+                      "type": const(w), "card": NOT_GIVEN_, **{o: NOT_GIVEN_ for o in methods.WALLET_TYPES if o != w}}}
+                    for w in methods.WALLET_TYPES)],
         "description": "a card, or a wallet token (apple_pay, google_pay: verified and decrypted by Qafila; "
                        "400 wallet_token_invalid, wallet_token_expired, wallet_token_mismatch, "
                        "wallet_token_reused, wallet_not_configured, authentication_required for a PAN_ONLY "

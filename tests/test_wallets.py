@@ -408,3 +408,22 @@ async def test_wallet_input_errors_name_the_field(client, merchant):
     body = await r.json()
     assert r.status == 400 and body["error"]["code"] == "payment_method_unavailable", body
     assert body["error"]["param"] == "payment_method.type"
+
+
+async def test_a_field_of_another_payment_method_type_is_refused(client, merchant):
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 1_000, "currency": "SAR", "payment_method": {
+            "type": "card", "card": {"number": DPAN, "exp_month": 12, "exp_year": 2030}, "apple_pay": {"token": {}}}})
+    body = await r.json()
+    assert r.status == 400 and body["error"]["param"] == "payment_method.apple_pay"
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 1_000, "currency": "SAR", "payment_method": {
+            "type": "google_pay", "card": {"number": DPAN, "exp_month": 12, "exp_year": 2030},
+            "google_pay": {"token": "x"}}})
+    body = await r.json()
+    assert r.status == 400 and body["error"]["param"] == "payment_method.card"
+    # null is "not given"
+    r = await client.post("/api/payments/create", headers=bearer(merchant.sk), json={
+        "amount": 1_000, "currency": "SAR", "payment_method": {
+            "card": {"number": DPAN, "exp_month": 12, "exp_year": 2030}, "apple_pay": None, "google_pay": None}})
+    assert r.status == 200

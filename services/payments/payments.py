@@ -74,6 +74,11 @@ def parse_create(data: dict) -> CreateRequest:
     pm = f.obj("payment_method", required=True)
     kind = methods.check_api_type(pm._get("type", False) if pm.has("type") else None)
     wallet_value = None
+    for other in ("card", *methods.WALLET_TYPES):          # a field of another type (null: not given)
+        if other != kind and other != ("card" if kind not in methods.WALLET_TYPES else None) and pm.has(other):
+            raise ValidationError(f"payment_method.{other} is for payment_method.type {other}"
+                                  f"{' (or card, mada)' if other == 'card' else ''}",
+                                  param=f"payment_method.{other}")
     if kind in methods.WALLET_TYPES:       # the token is read (verified, decrypted) when the payment runs
         methods.check_method_currency(kind, currency, "payment_method.type")
         wallet_value = pm._get(kind, True)
