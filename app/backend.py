@@ -120,6 +120,9 @@ class Backend:
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)
         rt_mod.install(self.runtime)
         register_job_kinds()
+        if self.settings.migrate_on_start:     # a serving process: the Google Pay keys exist from the first start
+            from services.payments.wallets.service import ensure_google_pay_keys
+            await ensure_google_pay_keys()
         self.started = True
 
     async def stop(self) -> None:
