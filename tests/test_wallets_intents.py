@@ -29,6 +29,10 @@ async def test_apple_pay_token_on_create_pays_at_once(client, merchant, clock):
         "wallet": {"type": "apple_pay", "dynamic_last4": "4242", "auth_method": "CRYPTOGRAM_3DS"}}
     got = await get(client, merchant.sk, i["id"])
     assert got["payment_method_details"] == i["payment_method_details"]
+    receipt = await client.get(i["receipt_url"].replace("https://pay.qafila.test", ""),
+                               headers={"Accept": "text/plain", "Accept-Language": "en"})
+    text = await receipt.text()
+    assert receipt.status == 200 and "Visa ending 4242" in text, text
     # Refunded as a card is.
     r = await post(client, merchant.sk, f"/v1/payments/{i['id']}/refund", {"amount": 5_000})
     assert r["amount_refunded"] == 5_000
