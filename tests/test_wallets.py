@@ -427,3 +427,59 @@ async def test_a_field_of_another_payment_method_type_is_refused(client, merchan
         "amount": 1_000, "currency": "SAR", "payment_method": {
             "card": {"number": DPAN, "exp_month": 12, "exp_year": 2030}, "apple_pay": None, "google_pay": None}})
     assert r.status == 200
+
+
+async def test_concurrent_payments_with_one_token_charge_once(client, merchant, clock):
+    """Proven on PostgreSQL (CI's second pass): the unique key decides, not a read."""
+    import asyncio
+
+    pem = await _apple_cert(client, merchant.sk)
+    token = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=3_000, currency="SAR", signed_at=clock.now())
+    results = await asyncio.gather(*(_pay_api(client, merchant.sk, "apple_pay", token, amount=3_000, currency="SAR")
+                                     for _ in range(4)))
+    statuses = sorted(status for status, _ in results)
+    assert statuses == [200, 400, 400, 400], results
+    assert {b["error"]["code"] for s, b in results if s == 400} == {"wallet_token_reused"}
+    assert await Payment.filter(merchant_id=merchant.id).count() == 1
+    assert await WalletTransaction.filter(merchant_id=merchant.id).count() == 1
+
+
+async def test_google_pay_test_root_keys_are_never_read_in_live_mode(client, merchant, clock):
+    _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
+    pub = await _google_key(client, live)
+    token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now())
+    status, body = await _pay_api(client, live, "google_pay", token, amount=5_000, currency="SAR")
+    assert status == 400 and body["error"]["code"] == "wallet_token_invalid"
+    assert body["error"]["detail"] == ("The wallet token is invalid: the intermediate signing key is not signed by "
+                                       "a Google root signing key")
+
+
+async def test_no_device_number_or_cryptogram_in_the_logs(client, merchant, clock, caplog):
+    import logging
+
+    caplog.set_level(logging.DEBUG)
+    pem = await _apple_cert(client, merchant.sk)
+    pub = await _google_key(client, merchant.sk)
+    t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=2_000, currency="SAR", number=DPAN, signed_at=clock.now())
+    assert (await _pay_api(client, merchant.sk, "apple_pay", t, amount=2_000, currency="SAR"))[0] == 200
+    assert (await _pay_api(client, merchant.sk, "apple_pay", t, amount=2_000, currency="SAR"))[0] == 400
+    g = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now(), number=DPAN)
+    assert (await _pay_api(client, merchant.sk, "google_pay", g, amount=2_000, currency="SAR"))[0] == 200
+    logged = "\n".join(r.getMessage() + str(r.args) for r in caplog.records)
+    _no_secret(logged, DPAN)
+    payments = await Payment.filter(merchant_id=merchant.id).values()
+    _no_secret(json.dumps(payments, default=str), DPAN)
+
+
+def test_wallet_test_roots_are_refused_in_production(tmp_path):
+    from app.settings import SettingsError, load_settings
+
+    roots = tmp_path / "roots.pem"
+    roots.write_bytes(APPLE.roots_pem())
+    env = {"QAFILA_ENV": "production", "QAFILA_SECRET_KEY": "x" * 40, "QAFILA_VAR_DIR": str(tmp_path),
+           "DATABASE_URL": "postgres://u:p@db/q", "REDIS_URL": "redis://r", "QAFILA_APPLE_PAY_TEST_ROOTS": str(roots)}
+    with pytest.raises(SettingsError, match="QAFILA_APPLE_PAY_TEST_ROOTS is for tests and may not be set in production"):
+        load_settings(env)
+    env = {"QAFILA_ENV": "test", "QAFILA_VAR_DIR": str(tmp_path), "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS": "/nope.json"}
+    with pytest.raises(SettingsError, match="QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS='/nope.json' is not valid"):
+        load_settings(env)
