@@ -17,13 +17,12 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes
 
 from models.events import Event
-from models.intents import PaymentIntent
 from models.payments import Payment
 from models.wallets import ApplePayKey, GooglePayKey, WalletTransaction
 from services.identity.api_keys import issue_key
 from services.payments.providers import registry
-from services.payments.wallets import apple_pay, google_pay
-from tests.conftest import bearer, gql
+from services.payments.wallets import apple_pay
+from tests.conftest import bearer
 from tests.wallet_fixtures import FakeApple, FakeGoogle
 
 APPLE = FakeApple()
@@ -483,3 +482,18 @@ def test_wallet_test_roots_are_refused_in_production(tmp_path):
     env = {"QAFILA_ENV": "test", "QAFILA_VAR_DIR": str(tmp_path), "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS": "/nope.json"}
     with pytest.raises(SettingsError, match="QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS='/nope.json' is not valid"):
         load_settings(env)
+
+
+async def test_a_google_pay_key_that_does_not_open_is_replaced_not_a_500(client, merchant, clock):
+    """A key sealed under another QAFILA_SECRET_KEY (a changed secret) cannot decrypt: a new
+    current key is made and published; tokens made for the old key are invalid, never a 500."""
+    old = await _google_key(client, merchant.sk)
+    token = GOOGLE.token(old, gateway_merchant_id=merchant.id, now=clock.now())
+    await GooglePayKey.filter(livemode=False, public_key=old).update(
+        private_key_enc="v1." + base64.urlsafe_b64encode(b"\0" * 12).decode() + "."
+        + base64.urlsafe_b64encode(b"\1" * 64).decode())
+    new = await _google_key(client, merchant.sk)
+    assert new != old
+    assert (await GooglePayKey.get(public_key=old)).status == "retired"
+    status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=1_000, currency="SAR")
+    assert status == 400 and body["error"]["code"] == "wallet_token_invalid"

@@ -11,8 +11,19 @@ from models.intents import PaymentIntent
 from models.wallets import WalletTransaction
 from tests.conftest import bearer, gql
 from tests.intents_fixtures import RETURN_URL, confirm, create, get, post, set_country
-from tests.test_wallets import (APPLE, DPAN, GOOGLE, MADA_DPAN, MERCHANT_IDENTIFIER, THREEDS_DPAN, _apple_cert,
-                                _google_key, _no_secret, settings, wallet_roots)  # noqa: F401 - fixtures
+from tests.test_wallets import (
+    APPLE,
+    DPAN,
+    GOOGLE,
+    MADA_DPAN,
+    MERCHANT_IDENTIFIER,
+    THREEDS_DPAN,
+    _apple_cert,
+    _google_key,
+    _no_secret,
+    settings,
+    wallet_roots,
+)
 
 _ = (settings, wallet_roots)
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import logging
 import os
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
@@ -36,8 +38,14 @@ from services.infra.runtime import runtime
 from services.payments import cards, mada
 from services.payments.providers.base import WalletAuthorization
 from services.payments.wallets import apple_pay, google_pay
-from services.payments.wallets.errors import (NotConfigured, TokenExpired, TokenInvalid, TokenMismatch, TokenReused,
-                                              WalletError)
+from services.payments.wallets.errors import (
+    NotConfigured,
+    TokenExpired,
+    TokenInvalid,
+    TokenMismatch,
+    TokenReused,
+    WalletError,
+)
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -155,10 +163,32 @@ async def list_apple_pay(*, principal: Principal) -> list[ApplePayKey]:
 
 # ---------------------------------------------------------------- Google Pay keys
 
-async def _google_keys(livemode: bool) -> list[GooglePayKey]:
-    """The mode's keys that decrypt, current first; made on first use when there is none."""
+def _opens(k: GooglePayKey) -> ec.EllipticCurvePrivateKey | None:
+    """The key's private half, or None when it does not open (sealed under another
+    QAFILA_SECRET_KEY): such a key is unusable, never a 500."""
+    try:
+        return _open(k.private_key_enc, k.id)
+    except (InvalidTag, ValueError):
+        logging.getLogger("qafila.wallets").error("Google Pay key %s does not open with this QAFILA_SECRET_KEY", k.id)
+        return None
+
+
+async def _google_keys(livemode: bool) -> list[tuple[GooglePayKey, ec.EllipticCurvePrivateKey]]:
+    """The mode's keys that decrypt, current first, with their private halves; made on first
+    use when there is none (and a new one when the current does not open any more)."""
+    rows = await _google_rows(livemode)
+    usable = [(r, key) for r in rows if (key := _opens(r)) is not None]
+    if not any(r.status == "current" for r, _ in usable):
+        await GooglePayKey.filter(livemode=livemode, status="current").update(status="retired")
+        await rotate_google_pay_key(livemode=livemode)
+        usable = [(r, key) for r in await _google_rows(livemode) if (key := _opens(r)) is not None]
+    return sorted(usable, key=lambda rk: rk[0].status != "current")
+
+
+async def _google_rows(livemode: bool) -> list[GooglePayKey]:
+    """The mode's current and previous keys; the first is made when the mode has none."""
     rows = await GooglePayKey.filter(livemode=livemode, status__in=("current", "previous")).order_by("-created_at")
-    if not any(r.status == "current" for r in rows):
+    if not rows and not await GooglePayKey.filter(livemode=livemode).exists():
         # The first key of a mode has a fixed id: two processes starting together make one.
         kid = f"gpk_first_{'live' if livemode else 'test'}"
         key = google_pay.new_private_key()
@@ -170,7 +200,7 @@ async def _google_keys(livemode: bool) -> list[GooglePayKey]:
             pass
         rows = await GooglePayKey.filter(livemode=livemode, status__in=("current", "previous")) \
             .order_by("-created_at")
-    return sorted(rows, key=lambda r: r.status != "current")
+    return rows
 
 
 async def ensure_google_pay_keys() -> None:
@@ -181,7 +211,7 @@ async def ensure_google_pay_keys() -> None:
 
 async def rotate_google_pay_key(*, livemode: bool) -> GooglePayKey:
     """A new current key; the current one becomes previous (still decrypts), the previous is retired."""
-    await _google_keys(livemode)
+    await _google_rows(livemode)
     key = google_pay.new_private_key()
     kid = new_id("gpk")
     async with in_transaction():
@@ -194,7 +224,7 @@ async def rotate_google_pay_key(*, livemode: bool) -> GooglePayKey:
 
 async def google_pay_public_key(*, principal: Principal) -> dict[str, str]:
     """`GET /v1/wallets/google-pay/public-key`: the current key of the caller's mode."""
-    current = (await _google_keys(principal.livemode))[0]
+    current = (await _google_keys(principal.livemode))[0][0]
     return {"protocol_version": google_pay.PROTOCOL, "public_key": current.public_key,
             "gateway": google_pay.GATEWAY_ID, "gateway_merchant_id": principal.merchant_id}
 
@@ -366,7 +396,7 @@ async def _apple(principal: Principal, token: Any, *, amount: int, currency: str
 async def _google(principal: Principal, token: Any, *, now: datetime, param: str) -> WalletCard:
     v = google_pay.verify(token, roots=_google_roots(principal.livemode), now=now)
     keys = await _google_keys(principal.livemode)
-    msg = google_pay.decrypt(v.signed_message, private_keys=[_open(k.private_key_enc, k.id) for k in keys])
+    msg = google_pay.decrypt(v.signed_message, private_keys=[key for _, key in keys])
     p = google_pay.read_payload(msg, now=now)
     if p.gateway_merchant_id != principal.merchant_id:
         raise TokenMismatch("the token's gatewayMerchantId is not your merchant id")
