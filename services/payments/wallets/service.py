@@ -377,7 +377,12 @@ async def _apple(principal: Principal, token: Any, *, amount: int, currency: str
     k = keys[0]
     if k.expires_at is not None and k.expires_at <= now:
         raise NotConfigured("the Apple Pay certificate of this token's publicKeyHash has expired")
-    private = _open(k.private_key_enc, k.id)
+    try:
+        private = _open(k.private_key_enc, k.id)
+    except (InvalidTag, ValueError):
+        logging.getLogger("qafila.wallets").error("Apple Pay key %s does not open with this QAFILA_SECRET_KEY", k.id)
+        raise NotConfigured("the Apple Pay key of this token's publicKeyHash does not open with this "
+                            "QAFILA_SECRET_KEY: make a new CSR and certificate") from None
     p = apple_pay.read_payload(apple_pay.decrypt(t, private_key=private,
                                                  merchant_identifier_hash=k.merchant_identifier_hash))
     if p.currency_numeric != NUMERIC.get(currency):
