@@ -497,3 +497,26 @@ async def test_a_google_pay_key_that_does_not_open_is_replaced_not_a_500(client,
     assert (await GooglePayKey.get(public_key=old)).status == "retired"
     status, body = await _pay_api(client, merchant.sk, "google_pay", token, amount=1_000, currency="SAR")
     assert status == 400 and body["error"]["code"] == "wallet_token_invalid"
+
+
+async def test_an_expired_certificate_stops_decrypting_and_emv_tokens_pay(client, merchant, clock):
+    from datetime import datetime, timezone
+
+    pem = await _apple_cert(client, merchant.sk)
+    t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=4_500, currency="QAR", data_type="EMV", signed_at=clock.now())
+    status, body = await _pay_api(client, merchant.sk, "apple_pay", t, amount=4_500, currency="QAR")
+    assert status == 200 and body["payment_method"]["wallet"]["auth_method"] == "EMV"
+    clock.set(datetime(2027, 4, 6, 0, 0, 1, tzinfo=timezone.utc))          # just past the certificate's notAfter
+    r = await client.get("/api/wallets/apple-pay", headers=bearer(merchant.sk))
+    assert [k["status"] for k in (await r.json())["data"]] == ["expired"]
+    t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=4_500, currency="QAR", signed_at=clock.now())
+    status, body = await _pay_api(client, merchant.sk, "apple_pay", t, amount=4_500, currency="QAR")
+    assert status == 400 and body["error"]["code"] == "wallet_not_configured"
+    assert body["error"]["detail"] == ("The wallet is not configured for this token: the Apple Pay certificate of "
+                                       "this token's publicKeyHash has expired")
+    # An expired certificate cannot be uploaded.
+    r = await client.post("/api/wallets/apple-pay/csr", headers=bearer(merchant.sk))
+    old = APPLE.issue((await r.json())["csr"], MERCHANT_IDENTIFIER)
+    r = await client.put("/api/wallets/apple-pay/certificate", json={"certificate": old}, headers=bearer(merchant.sk))
+    body = await r.json()
+    assert r.status == 400 and (body["error"]["code"], body["error"]["param"]) == ("certificate_expired", "certificate")
