@@ -119,6 +119,8 @@ class Backend:
             config=ServiceConfig(env=settings.env, secret_key=settings.secret_key,
                                  public_url=settings.public_url, pay_url=settings.pay_url,
                                  rate_limit_scale=settings.rate_limit_scale, zatca_url=settings.zatca_url,
+                                 apple_pay_test_roots=settings.apple_pay_test_roots,
+                                 google_pay_test_root_keys=settings.google_pay_test_root_keys,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url, pool_size=settings.redis_pool_size,
                           pool_timeout=settings.pool_timeout),
@@ -136,6 +138,9 @@ class Backend:
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)
         rt_mod.install(self.runtime)
         register_job_kinds()
+        if self.settings.migrate_on_start:     # a serving process: the Google Pay keys exist from the first start
+            from services.payments.wallets.service import ensure_google_pay_keys
+            await ensure_google_pay_keys()
         self.started = True
 
     async def stop(self) -> None:

@@ -30,7 +30,8 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
                               "card": {"brand": p.card_brand, "last4": p.card_last4,
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
                                        "fingerprint": p.card_fingerprint, "country": p.card_country,
-                                       **({"networks": p.card_networks} if p.card_networks else {})}},
+                                       **({"networks": p.card_networks} if p.card_networks else {})},
+                              **({"wallet": p.wallet} if p.wallet else {})},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
            "dispute": dispute, "installments": installments.as_object(p.installments)}

@@ -418,7 +418,11 @@ PAYMENT = shape({
     "customer_id": null(STR), "decline_code": null(STR),
     "payment_method": shape({"type": STR, "card": shape({
         "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
-        "fingerprint": null(STR), "country": null(STR)})}),
+        "fingerprint": null(STR), "country": null(STR)}),
+        "wallet": shape({"type": enum(methods.WALLET_TYPES), "dynamic_last4": STR,
+                         "auth_method": enum(("CRYPTOGRAM_3DS", "PAN_ONLY", "EMV"))},
+                        description="Apple Pay / Google Pay: the device number's last four and how it was "
+                                    "authenticated")}, optional=("wallet",)),
     "metadata": METADATA_OUT, "livemode": BOOL,
     "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
     "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
@@ -441,10 +445,30 @@ ROUTING_IN = {"description": "a strategy name, a provider name, or {strategy, pr
                         body({"strategy": enum(routing.STRATEGIES), "provider": PROVIDER})
                         | {"if": {"properties": {"strategy": const("fixed")}, "required": ["strategy"]},
                            "then": {"required": ["provider"], "properties": {"provider": PROVIDER}}}]}
+WALLET_TOKEN_IN = {
+    "apple_pay": body({"token": {"type": ["object", "string"],
+                                 "description": "the whole PKPaymentToken JSON (paymentData, paymentMethod, "
+                                                "transactionIdentifier)"}}, required=("token",)),
+    "google_pay": body({"token": {"type": ["string", "object"],
+                                  "description": "paymentMethodData.tokenizationData.token (ECv2, gateway "
+                                                 "qafila, gatewayMerchantId your merchant id)"}},
+                       required=("token",))}
+_BILLING_COUNTRY = {"type": "string", "pattern": "^[A-Za-z]{2}$"}
+NOT_GIVEN_ = {"type": "null"}
 PAYMENT_CREATE = body({
     "amount": amount(), "currency": CURRENCY, "routing": ROUTING_IN,
-    "payment_method": body({"type": enum(methods.API_TYPES), "card": CARD_IN,
-                            "billing_country": {"type": "string", "pattern": "^[A-Za-z]{2}$"}}, required=("card",)),
+    "payment_method": {**body({"type": enum(methods.API_TYPES), "card": CARD_IN, "billing_country": _BILLING_COUNTRY,
+                               **WALLET_TOKEN_IN}),
+        "anyOf": [{"required": ["card"], "properties": {
+                       "type": enum([t for t in methods.API_TYPES if t not in methods.WALLET_TYPES]),
+                       **{w: NOT_GIVEN_ for w in methods.WALLET_TYPES}}},
+                  *({"required": ["type", w], "properties": {
+                      "type": const(w), "card": NOT_GIVEN_, **{o: NOT_GIVEN_ for o in methods.WALLET_TYPES if o != w}}}
+                    for w in methods.WALLET_TYPES)],
+        "description": "a card, or a wallet token (apple_pay, google_pay: verified and decrypted by Qafila; "
+                       "400 wallet_token_invalid, wallet_token_expired, wallet_token_mismatch, "
+                       "wallet_token_reused, wallet_not_configured, authentication_required for a PAN_ONLY "
+                       "token that needs 3-D Secure: pay it on /v1)"},
     "customer": body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE}),
     "customer_id": text(40), "metadata": METADATA, "description": text(500), "capture": BOOL,
     "capture_method": enum(("automatic", "manual")), "idempotency_key": KEY_TEXT},
@@ -791,7 +815,9 @@ NEXT_ACTION = null(shape({
     optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint"),
     description="By type: redirect_to_url {redirect_to_url}; redirect {url, return_url}; display_reference "
                 "{reference, expires_at}; otp {phone_hint}"))
-PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: brand, last4, networks (mada); knet, benefit: "
+PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: brand, last4, networks (mada); apple_pay, google_pay: "
+                          "card {brand, last4, exp_month, exp_year, networks} and wallet {type, dynamic_last4, "
+                          "auth_method}; knet, benefit: "
                           "bank, payment_id, transaction_id, reference_number, result; fawry: reference, "
                           "expires_at, paid_at; stcpay: phone_hint, attempts_left"}
 CRYPTO = shape({"asset": enum(crypto.ASSETS), "network": enum(crypto.NETWORKS), "address": STR,
@@ -839,7 +865,10 @@ INTENT_CREATE = body({
     description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
                 "given for crypto only; cod_address for cod only, in the currency of its country; phone for "
                 "stcpay. A method used with a currency it does not serve is a 400 naming payment_method "
-                "(GET /v1/payment_method_types lists them)")
+                "(GET /v1/payment_method_types lists them). apple_pay and google_pay also take their token "
+                "here, as {\"apple_pay\": {\"token\": ...}} with payment_method apple_pay (google_pay alike): "
+                "the intent is then confirmed at once (the field is described on confirm; said here only, since "
+                "one more field per method branch outgrows the canonical form schemathesis generates from)")
 METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(methods.TYPES),
                      "flow": enum(sorted({m.flow for m in methods.METHODS.values()})),
                      "display_name": shape({"ar": STR, "en": STR, "tr": STR}), "currency": CURRENCY,
@@ -904,6 +933,7 @@ V1: dict[tuple[str, str], Op] = {
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
                       "phone": text(32, description="stcpay: the buyer's mobile number (if not given on create)"),
                       "otp": text(12, description="stcpay: the one-time code, on the second confirm"),
+                      **WALLET_TOKEN_IN,
                       "idempotency_key": IDEMPOTENCY_KEY_BODY}),
         errors=(402, 409),
         description="With a publishable key, client_secret is required. The documented confirm fields "
@@ -947,6 +977,33 @@ V1: dict[tuple[str, str], Op] = {
     ("POST", "/test_helpers/payments/{id}/cod_delivered"): Op(INTENT, body({}), errors=(409,)),
     ("POST", "/test_helpers/payments/{id}/cod_returned"): Op(INTENT, body({}), errors=(409,)),
 }
+
+# ---- Apple Pay and Google Pay (rest_compat/wallets.py; services/payments/wallets)
+APPLE_PAY_CERTIFICATE = shape({
+    "id": STR, "object": const("apple_pay_certificate"), "status": enum(("pending", "active", "expired")),
+    "merchant_identifier": null(STR), "merchant_identifier_hash": null({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
+    "public_key_hash": {"type": "string", "description": "base64 SHA-256 of the key (a token's publicKeyHash)"},
+    "expires_at": null(TS), "created_at": TS, "livemode": BOOL, "csr": {"type": "string", "description": "PEM"}},
+    optional=("csr",))
+MERCHANT.update({
+    ("POST", "/wallets/apple-pay/csr"): Op(
+        APPLE_PAY_CERTIFICATE, body({}),
+        description="A new P-256 payment processing key (kept encrypted, never shown) and its CSR (PEM) to upload "
+                    "to Apple; the key is pending until its certificate is uploaded."),
+    ("PUT", "/wallets/apple-pay/certificate"): Op(
+        APPLE_PAY_CERTIFICATE, body({"certificate": text(20_000, 1, description="PEM, as Apple issued it")},
+                                    required=("certificate",)),
+        description="The certificate must be for a key Qafila made (400 param certificate, "
+                    "certificate_key_mismatch); it activates that key. Two may be active while one is rotated."),
+    ("GET", "/wallets/apple-pay"): Op(shape({"object": const("list"), "data": arr(APPLE_PAY_CERTIFICATE)}),
+                                     description="Newest first, this mode's keys."),
+})
+V1[("GET", "/wallets/google-pay/public-key")] = Op(
+    shape({"protocol_version": const("ECv2"), "public_key": {"type": "string", "description":
+                                                             "base64 of the uncompressed P-256 point"},
+           "gateway": const("qafila"), "gateway_merchant_id": STR}),
+    description="Secret or publishable key: Qafila's current Google Pay key of the key's mode; ask Google Pay for "
+                "PAYMENT_GATEWAY tokens with gateway qafila and gatewayMerchantId your merchant id.")
 
 MERCHANT[("POST", "/test-helpers/fawry/pay")] = Op(
     INTENT, body({"reference": text(40)}, required=("reference",)), errors=(403, 404),

@@ -13,7 +13,7 @@ from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
-from schema.payments import PaymentReceipt, load_receipt
+from schema.payments import PaymentReceipt, WalletTokenInput, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intent_refunds, intents
@@ -227,6 +227,8 @@ class PaymentIntentCreateInput:
     return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    apple_pay: WalletTokenInput | None = strawberry.UNSET     # apple_pay: the token pays at once
+    google_pay: WalletTokenInput | None = strawberry.UNSET    # google_pay: the token pays at once
 
 
 @strawberry.input
@@ -239,6 +241,8 @@ class PaymentIntentConfirmInput:
     otp: str | None = strawberry.UNSET                   # stcpay: the one-time code (second confirm)
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    apple_pay: WalletTokenInput | None = strawberry.UNSET
+    google_pay: WalletTokenInput | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -33,6 +33,7 @@ from services.infra.clock import cached_offset_of, overridden
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
 from services.payments.payment_methods import resolve_payment_method
+from services.payments.wallets import service as wallets
 from services.principal import Principal
 from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
@@ -167,6 +168,8 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         obj["cod_status"] = intent.cod_status
     if intent.method_details is not None:      # a confirmed card or a local method (services.local_methods)
         obj.update(_local.object_fields(intent))
+        if "wallet" in intent.method_details:  # Apple Pay / Google Pay: the card inside and the wallet
+            obj["payment_method_details"] = wallets.details_object(intent.method_details)
     return obj
 
 
@@ -324,6 +327,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     amount = _amount(f, currency)
     method = f.enum("payment_method", METHODS, required=True)
     extras = _local.parse_create(f, method=method, currency=currency, amount=amount)
+    wallet_value = _wallet_field(f, method)
     asset = f.enum("crypto_asset", crypto.ASSETS)
     network = f.enum("crypto_network", crypto.NETWORKS)
     if method == "crypto":
@@ -361,6 +365,14 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     locale = f.enum("locale", pricing.LOCALES)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     f.reject_unknown()
+    wallet_card = None
+    if wallet_value is not None:      # read (verified, decrypted, checked) before anything is written
+        wallet_card = await wallets.resolve_token(principal=principal, wallet=method, value=wallet_value,
+                                                  amount=amount, currency=currency, param=method)
+        wallets.check_card_currency(wallet_card, currency, param=f"{method}.token")
+        if _wallet_needs_challenge(wallet_card, currency) and extras.return_url is None:
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
+                                  code="return_url_required")
     if installments.asks(count):
         if method != "card":
             raise ValidationError("installments are for card payments only", param="installments")
@@ -394,6 +406,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         installments={"count": count} if installments.asks(count) else None,    # asked for; terms at confirm
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
+    if wallet_card is not None:       # used from now on, even if the write below fails: never twice
+        await wallets.claim(principal=principal, wc=wallet_card, param=f"{method}.token")
     obj = intent_object(intent)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
@@ -403,6 +417,9 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
                       currency=s.currency, created_at=now) for s in splits),
         *events.rows(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
     intent.__dict__[_CREATED] = obj
+    if wallet_card is not None:       # a token given on create pays at once: the answer shows it paid
+        intent.__dict__.pop(_CREATED, None)
+        return await _confirm_wallet(principal, intent, wallet_card, extras.return_url, now, claimed=True)
     return intent
 
 
@@ -526,6 +543,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     phone = f._get("phone", False) if f.has("phone") else None
     otp = f.str("otp", max_len=12)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
+    given = {w: f._get(w, False) for w in methods_registry.WALLET_TYPES if f.has(w)}
     f.reject_unknown()
     if return_url is not None:
         _check_url(return_url, "return_url")
@@ -535,6 +553,30 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         raise InvalidState(f"This payment intent expired at {iso(intent.expires_at)} and was canceled",
                            code="payment_intent_expired")
     return_url = return_url or intent.return_url           # given on create
+    for w in given:
+        if w != intent.payment_method:
+            raise ValidationError(f"{w} is for {w} payments; this payment intent's method is "
+                                  f"{intent.payment_method}", param=w, code="payment_method_not_used")
+    if intent.payment_method in methods_registry.WALLET_TYPES:
+        method = intent.payment_method
+        if pm_id is not None:
+            raise ValidationError(f"payment_method_id is not used with {method} payments: send {method}.token",
+                                  param="payment_method_id", code="payment_method_not_used")
+        if count is not None and count > 1:
+            raise ValidationError(f"installments are for card payments, not {method}", param="installments",
+                                  code="payment_method_not_used")
+        if phone is not None or otp is not None:
+            raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
+                                  param="phone" if phone is not None else "otp", code="payment_method_not_used")
+        if intent.status not in CONFIRMABLE:
+            raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
+        if method not in given:
+            raise ValidationError(f"{method} is required to confirm a {method} payment: {{\"token\": ...}}",
+                                  param=method, code="payment_method_required")
+        wc = await wallets.resolve_token(principal=principal, wallet=method, value=given[method],
+                                         amount=intent.amount, currency=intent.currency, param=method)
+        wallets.check_card_currency(wc, intent.currency, param=f"{method}.token")
+        return await _confirm_wallet(principal, intent, wc, return_url, now)
     if intent.payment_method in LOCAL_FLOWS:
         if pm_id is not None:
             raise ValidationError(f"payment_method_id is not used with {intent.payment_method} payments",
@@ -613,20 +655,23 @@ async def _market(merchant_id: str) -> str:
     return country[0] if country and country[0] in settlement.MARKETS else "TR"
 
 
-async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
+async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool, card: cards.Card | None = None,
+                     wallet=None):
+    """`pm`: a payment method (or a wallet's card: its brand decides mada); `card`, `wallet`:
+    a wallet token's card (the device number in memory) and its cryptogram for the provider."""
     market = await _market(intent.merchant_id)
     method, country = _local.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
     terms = intent.installments if (intent.installments or {}).get("total_amount") is not None else None
     facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=country, card_brand=pm.brand,
                           payment_method=method, installments=terms["count"] if terms else 1)
     decision = routing.decide(facts=facts)
-    card = pm.card()
+    card = card or pm.card()
     charge = installments.charged(intent.amount, terms)         # the card is charged total_amount
     return market, await routing.authorize_with_cascade(
         decision=decision,
         request_for=lambda provider, n: AuthorizationRequest(
             payment_id=intent.id, amount=charge, currency=intent.currency, card=card, attempt=n,
-            three_d_secure_passed=three_ds_passed))
+            three_d_secure_passed=three_ds_passed, wallet=wallet))
 
 
 async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_url: str | None,
@@ -663,7 +708,63 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
     return intent
 
 
-async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str,
+def _wallet_needs_challenge(wc, currency: str) -> bool:
+    return wc.needs_challenge_check and (wc.card.behaviour == cards.REQUIRES_3DS or _local.needs_3ds(wc.card, currency))
+
+
+async def _confirm_wallet(principal: Principal, intent: PaymentIntent, wc, return_url: str | None,
+                          now: datetime, *, claimed: bool = False) -> PaymentIntent:
+    """Pay an apple_pay / google_pay intent with a read token (services.payments.wallets): the
+    token is marked used, then charged as the card inside it. A cryptogram needs no challenge; a
+    PAN_ONLY token is a card and takes the 3-D Secure decision its number would (the challenge
+    then runs on a payment method made of the card, without its number)."""
+    if intent.split:
+        await _check_split_funding(principal, net_amount=intent.net_amount,
+                                   splits_total=sum(s["amount"] for s in intent.split), currency=intent.currency)
+    card = wc.card
+    if _wallet_needs_challenge(wc, intent.currency):
+        if return_url is None:
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
+                                  code="return_url_required")
+        if not claimed:
+            await wallets.claim(principal=principal, wc=wc, param=f"{wc.wallet}.token")
+        pm = await wallets.challenge_method(principal=principal, wc=wc)
+        details = {"card": wallets.card_details(wc), "wallet": wc.details()}
+        changes = {"status": "requires_action", "payment_method_ref": pm.id, "return_url": return_url,
+                   "failure_code": None, "failure_message": None, "method_details": details,
+                   "next_action": {"type": "redirect_to_url", "redirect_to_url": {"url": None, "return_url": return_url}}}
+        intent = await _transition(intent, changes)
+        nxt = {"type": "redirect_to_url", "redirect_to_url": {"url": challenge_url_of(intent), "return_url": return_url}}
+        await PaymentIntent.filter(id=intent.id, version=intent.version).update(next_action=nxt)
+        intent.next_action = nxt
+        return intent
+    if not claimed:
+        await wallets.claim(principal=principal, wc=wc, param=f"{wc.wallet}.token")
+    market, cascade = await _authorize(intent, card, three_ds_passed=bool(wc.cryptogram), card=card,
+                                       wallet=wc.authorization())
+    extra = _local.card_changes(intent, card, market)
+    extra["method_details"] = {"card": wallets.card_details(wc), "wallet": wc.details()}
+    intent = await _finish_card(intent, cascade, market, now, pm_id=None, return_url=return_url, extra=extra)
+    if intent.status == "failed":
+        raise PaymentDeclined(f"Payment declined: {intent.failure_code} (payment intent {intent.id} is failed; "
+                              "confirm it again with a new token)", decline_code=intent.failure_code,
+                              param=f"{wc.wallet}.token")
+    return intent
+
+
+def _wallet_field(f: Fields, method: str) -> Any:
+    """`apple_pay` / `google_pay` (`{token}`) of a create: only with its own method."""
+    out = None
+    for w in methods_registry.WALLET_TYPES:
+        if f.has(w):
+            value = f._get(w, False)
+            if w != method:
+                raise ValidationError(f"{w} is for {w} payments only", param=w, code="payment_method_not_used")
+            out = value
+    return out
+
+
+async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str | None,
                        return_url: str | None, extra: dict | None = None) -> PaymentIntent:
     result = cascade.final.result
     base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url,
@@ -740,8 +841,11 @@ async def complete_challenge(*, intent_id: str, token: str | None, outcome: str)
         principal = Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret")
         pm = await resolve_payment_method(principal=principal, payment_method_id=intent.payment_method_ref)
         market, cascade = await _authorize(intent, pm, three_ds_passed=True)
+        extra = _local.card_changes(intent, pm, market)
+        if "wallet" in (intent.method_details or {}):     # a PAN_ONLY wallet token: its details stay
+            extra["method_details"] = intent.method_details
         intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url,
-                                    extra=_local.card_changes(intent, pm, market))
+                                    extra=extra)
     status = {"succeeded": "succeeded", "failed": "failed"}.get(intent.status, intent.status)
     sep = "&" if "?" in (intent.return_url or "") else "?"
     url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': status})}"

@@ -35,7 +35,7 @@ class MethodFee:
 @dataclass(frozen=True)
 class Method:
     type: str
-    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr
+    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr | wallet
     currencies: tuple[str, ...]
     names: dict[str, str]              # ar, en, tr
     fee: MethodFee
@@ -60,6 +60,7 @@ class Method:
 
 
 _ALL = CURRENCIES
+_WALLET_CURRENCIES = tuple(c for c in CURRENCIES if c != "IQD")
 _CARD_FIXED = {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100, "IQD": 250,
                "BHD": 25, "OMR": 25, "JOD": 25}
 
@@ -95,6 +96,16 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            MethodFee(150, {}, {"SAR": 10_000}), limits={"SAR": AmountLimit(100, 2_000_000)},
            country="SA", checkout=True,
            sandbox={"phone": "+966512345678", "otp": "123456", "attempts": 3}),
+    # Wallets (services.payments.wallets): a token Qafila verifies and decrypts, charged as the card
+    # inside it (a mada device number: mada's routing and fee). Every currency but IQD.
+    Method("apple_pay", "wallet", _WALLET_CURRENCIES, {"ar": "Apple Pay", "en": "Apple Pay", "tr": "Apple Pay"},
+           MethodFee(290, dict(_CARD_FIXED)), api=True,
+           sandbox={"set_up": "POST /api/wallets/apple-pay/csr, then PUT /api/wallets/apple-pay/certificate",
+                    "test_roots": "QAFILA_APPLE_PAY_TEST_ROOTS"}),
+    Method("google_pay", "wallet", _WALLET_CURRENCIES, {"ar": "Google Pay", "en": "Google Pay", "tr": "Google Pay"},
+           MethodFee(290, dict(_CARD_FIXED)), api=True,
+           sandbox={"gateway": "qafila", "public_key": "GET /v1/wallets/google-pay/public-key",
+                    "test_root_keys": "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"}),
 )
 
 METHODS: dict[str, Method] = {m.type: m for m in DEFAULT_METHODS}
@@ -102,6 +113,7 @@ TYPES: tuple[str, ...] = tuple(METHODS)
 LOCAL_TYPES: tuple[str, ...] = ("mada", "knet", "benefit", "fawry", "stcpay")
 # /v1 intents take every type; /api payments the types without a buyer step.
 API_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.api)
+WALLET_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "wallet")
 
 
 

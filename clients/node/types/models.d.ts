@@ -358,7 +358,7 @@ export interface PaymentIntent {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_received: number;
   amount_refunded: number;
-  payment_method: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -404,14 +404,24 @@ export interface PaymentIntentConfirmParams {
   client_secret?: string | null;
   phone?: string | null;
   otp?: string | null;
+  apple_pay?: PaymentIntentConfirmParamsApplePay | null;
+  google_pay?: PaymentIntentConfirmParamsGooglePay | null;
   idempotency_key?: string | null;
   installments?: number | null;
+}
+
+export interface PaymentIntentConfirmParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentIntentConfirmParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT" | null;
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
   merchant_id?: string | null;
@@ -435,7 +445,7 @@ export interface PaymentIntentListParams {
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method?: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method?: "apple_pay" | "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -499,18 +509,35 @@ export interface PaymentListParams {
 export interface PaymentMethodDetails {
   type?: string;
   card?: CardDetails;
+  wallet?: PaymentMethodDetailsWallet;
+}
+
+export interface PaymentMethodDetailsWallet {
+  type?: "apple_pay" | "google_pay";
+  dynamic_last4?: string;
+  auth_method?: "CRYPTOGRAM_3DS" | "EMV" | "PAN_ONLY";
 }
 
 export interface PaymentMethodParams {
-  type?: "card" | "mada" | null;
-  card: CardParams;
+  type?: "apple_pay" | "card" | "google_pay" | "mada" | null;
+  card?: CardParams | null;
   billing_country?: string | null;
+  apple_pay?: PaymentMethodParamsApplePay | null;
+  google_pay?: PaymentMethodParamsGooglePay | null;
+}
+
+export interface PaymentMethodParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentMethodParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentMethodType {
   object: "payment_method_type";
-  type: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
-  flow: "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference";
+  type: "apple_pay" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  flow: "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "wallet";
   display_name: DisplayName;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   fee: MethodFee;

@@ -55,6 +55,8 @@ __all__ = [
     "PaymentIntent",
     "PaymentIntentCancelParams",
     "PaymentIntentConfirmParams",
+    "PaymentIntentConfirmParamsApplePay",
+    "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
@@ -64,7 +66,10 @@ __all__ = [
     "PaymentLinkListParams",
     "PaymentListParams",
     "PaymentMethodDetails",
+    "PaymentMethodDetailsWallet",
     "PaymentMethodParams",
+    "PaymentMethodParamsApplePay",
+    "PaymentMethodParamsGooglePay",
     "PaymentMethodType",
     "PaymentMethodTypeListParams",
     "PaymentRefundParams",
@@ -182,10 +187,20 @@ PaymentCaptureParams = TypedDict("PaymentCaptureParams", {
     "amount": int,
 }, total=False)
 
+PaymentMethodParamsApplePay = TypedDict("PaymentMethodParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentMethodParamsGooglePay = TypedDict("PaymentMethodParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentMethodParams = TypedDict("PaymentMethodParams", {
     "type": str,
     "card": CardParams,
     "billing_country": str,
+    "apple_pay": PaymentMethodParamsApplePay,
+    "google_pay": PaymentMethodParamsGooglePay,
 }, total=False)
 
 PaymentCustomerParams = TypedDict("PaymentCustomerParams", {
@@ -214,12 +229,22 @@ PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
     "idempotency_key": str,
 }, total=False)
 
+PaymentIntentConfirmParamsApplePay = TypedDict("PaymentIntentConfirmParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentIntentConfirmParamsGooglePay = TypedDict("PaymentIntentConfirmParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "payment_method_id": str,
     "return_url": str,
     "client_secret": str,
     "phone": str,
     "otp": str,
+    "apple_pay": PaymentIntentConfirmParamsApplePay,
+    "google_pay": PaymentIntentConfirmParamsGooglePay,
     "idempotency_key": str,
     "installments": int,
 }, total=False)
@@ -740,9 +765,19 @@ class PaymentLink(Model):
 @register
 @dataclass(eq=False)
 class PaymentMethodDetails(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False), 'wallet': ('PaymentMethodDetailsWallet', False)}
     type: Optional[str] = None
     card: Optional[CardDetails] = None
+    wallet: Optional[PaymentMethodDetailsWallet] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentMethodDetailsWallet(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    dynamic_last4: Optional[str] = None
+    auth_method: Optional[str] = None
 
 
 @register
@@ -1903,6 +1938,26 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentIntentConfirmParamsApplePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentIntentConfirmParamsGooglePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "google_pay"
+            ]
+        ]
+    ],
     "PaymentIntentCreateParams": [
         [
             "POST",
@@ -2057,6 +2112,36 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "PaymentMethodDetailsWallet": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "payment_method",
+                "wallet"
+            ]
+        ]
+    ],
     "PaymentMethodParams": [
         [
             "POST",
@@ -2064,6 +2149,28 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "payment_method"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsApplePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsGooglePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "google_pay"
             ]
         ]
     ],
