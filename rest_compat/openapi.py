@@ -1165,6 +1165,59 @@ PAYMENT["required"].append("installments")
 INTENT["properties"]["installments"] = INSTALLMENTS_OBJECT
 INTENT["required"].append("installments")
 
+# ---- /v1 buy now, pay later (rest_compat/bnpl.py; services/payments/bnpl.py)
+from services.payments import bnpl as _bnpl  # noqa: E402
+
+BNPL_SCHEDULE = arr(shape({"due_date": DATE, "amount": INT}),
+                    description="each part's due date and amount; they add up to the amount, the remainder on the "
+                                "first, due today in the merchant's time zone")
+BNPL_OBJECT = shape({"method": enum(_bnpl.TYPES), "schedule": null(BNPL_SCHEDULE), "provider_reference": null(STR),
+                     "authorization_expires_at": null(STR), "amount_capturable": INT, "fee_taken": INT})
+for _shape in (INTENT, INTENT_REFUNDED):
+    _shape["properties"].update({
+        "capture_method": {**const("manual"), "description": "BNPL: authorized, then captured as the order ships"},
+        "amount_capturable": {"type": "integer", "description": "BNPL: still authorized, not captured"},
+        "bnpl": BNPL_OBJECT})
+BNPL_IN = {
+    "buyer": body({"phone": text(32, 1, description="international form, e.g. +966500000001"), "email": EMAIL,
+                   "name": text(200, 1)}, required=("phone", "email", "name")),
+    "items": arr(body({"name": text(200, 1), "quantity": {"type": "integer", "minimum": 1, "maximum": 10_000},
+                       "unit_amount": amount(0)}, required=("name", "quantity", "unit_amount")),
+                 minItems=1, maxItems=_bnpl.MAX_ITEMS),
+    "shipping_address": body({"line1": text(200, 1), "city": text(100, 1),
+                              "country": {"type": "string", "pattern": "^[A-Z]{2}$"}, "postal_code": text(20, 1)},
+                             required=("line1", "city", "country", "postal_code")),
+    "capture_method": const("manual"),
+}
+INTENT_CREATE["properties"].update(BNPL_IN)
+for _branch in INTENT_CREATE["anyOf"]:      # BNPL's fields are its own and required by it
+    _props = _branch["properties"]
+    if _props["payment_method"].get("const") in _bnpl.TYPES:
+        _branch["required"] = [*_branch.get("required", ()), "buyer", "items", "shipping_address"]
+    else:
+        _props.update({f: NOT_GIVEN for f in BNPL_IN})
+METHOD_TYPE["properties"]["schedule"] = shape(
+    {"installments": INT, "interval": enum(("day", "month")), "interval_count": INT},
+    description="BNPL methods only: how the order is split")
+V1.update({
+    ("GET", "/bnpl/eligibility"): Op(
+        shape({"object": const("bnpl_eligibility"), "status": enum(("eligible", "not_eligible")),
+               "schedule": BNPL_SCHEDULE, "reason": enum(_bnpl.REASONS)}, optional=("schedule", "reason")),
+        query=(Param("method", enum(_bnpl.TYPES), required=True), Param("amount", amount(), "minor units",
+                                                                        required=True),
+               Param("currency", CURRENCY, required=True),
+               Param("phone", text(32, 1), "the buyer's phone, international form", required=True),
+               q("email", EMAIL, "the buyer's e-mail")),
+        description="Secret or publishable key. eligible with the schedule, or not_eligible with the reason "
+                    "(amount_too_low, amount_too_high, buyer_rejected). A currency the method does not serve "
+                    "is a 400 naming currency."),
+    ("POST", "/payments/{id}/capture"): Op(
+        INTENT, body({"amount": amount(), "idempotency_key": IDEMPOTENCY_KEY_BODY}), errors=(409,),
+        description="An authorized BNPL payment (requires_capture): amount (all that is still authorized by "
+                    "default) is captured; the intent stays requires_capture until all is captured (succeeded). "
+                    "400 amount_too_large above what is capturable, 400 invalid_state in any other status."),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors

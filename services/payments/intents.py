@@ -41,13 +41,13 @@ from services.validation import MAX_INT, Fields, check_int, check_str
 METHODS = methods_registry.TYPES        # the one registry: services.payments.methods
 OBJECT_METHODS = METHODS + ("bank_transfer",)
 STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
-            "failed", "canceled", "refunded")
+            "failed", "canceled", "refunded", "requires_capture")       # requires_capture: BNPL, authorized
 UNPAID = expiry_due.UNPAID         # (defined where the expiry read writes them as literals)
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
 CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
-LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay")     # services.payments.local_methods runs them
+LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay") + methods_registry.BNPL_TYPES  # services.payments.local_methods (bnpl)
 
 
 class _NotInstalled:
@@ -371,8 +371,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
 
     market = await markets.cached_market_of(principal.merchant_id)
     now = await now_for(principal)
-    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
-                              home_currency=pricing.MARKET_CURRENCY[market],
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,    # BNPL: its listed fee only
+                              home_currency=None if method in methods_registry.BNPL_TYPES else pricing.MARKET_CURRENCY[market],
                               network_fee_usd=crypto.NETWORK_FEE_USD[network] if network else 0)
     net = amount - fee.amount
     splits_total = sum(s.amount for s in splits)
@@ -808,6 +808,8 @@ async def _cancel(principal: Principal, intent_id: str, data: Any) -> PaymentInt
     reason = f.enum("cancellation_reason", CANCELLATION_REASONS, default="requested_by_customer")
     f.reject_unknown()
     intent = await _load(principal, intent_id)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.cancel_authorized(principal, intent, reason)
     if intent.status not in CANCELABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be canceled")
     now = await now_for(principal)
