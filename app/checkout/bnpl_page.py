@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from app.checkout import pages
+from app.checkout import i18n, pages
 from services.errors import NotFound, ValidationError
 from services.payments import bnpl, methods, pricing
 
@@ -124,6 +124,40 @@ async def provider_submit(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(r.redirect_url, headers=_headers(page, r.redirect_url))
 
 
+# The hosted checkout's labels for BNPL (added to the checkout's own at start, kept here).
+CHECKOUT_LABELS = {
+    "en": {"bnpl_in_parts": "Pay in {n} interest-free parts:", "bnpl_buyer": "Your details and delivery address",
+           "bnpl_name": "Full name", "bnpl_line1": "Address", "bnpl_city": "City", "bnpl_country": "Country (SA, AE…)",
+           "bnpl_postal_code": "Postal code",
+           "bnpl_approved": "Approved. The merchant is paid now; you pay the parts as scheduled."},
+    "ar": {"bnpl_in_parts": "ادفع على {n} دفعات بدون فوائد:", "bnpl_buyer": "بياناتك وعنوان التوصيل",
+           "bnpl_name": "الاسم الكامل", "bnpl_line1": "العنوان", "bnpl_city": "المدينة",
+           "bnpl_country": "الدولة (SA، AE…)", "bnpl_postal_code": "الرمز البريدي",
+           "bnpl_approved": "تمت الموافقة. يُدفع للتاجر الآن وتدفع أنت الدفعات في مواعيدها."},
+    "tr": {"bnpl_in_parts": "{n} faizsiz taksitte öde:", "bnpl_buyer": "Bilgileriniz ve teslimat adresi",
+           "bnpl_name": "Ad soyad", "bnpl_line1": "Adres", "bnpl_city": "Şehir", "bnpl_country": "Ülke (SA, AE…)",
+           "bnpl_postal_code": "Posta kodu",
+           "bnpl_approved": "Onaylandı. Satıcıya şimdi ödenir; siz taksitleri vadesinde ödersiniz."},
+}
+
+
+def checkout_rows(c, lang: str) -> list[dict]:
+    """The schedule rows of a BNPL intent's checkout (templates: `bnpl_rows(c, lang)`)."""
+    if c.intent is None:
+        return []
+    return schedule_rows(bnpl.preview(c.intent, c.merchant_country), c.currency, lang)
+
+
+def install_labels() -> None:
+    for lang, labels in i18n.STRINGS.items():
+        for t in bnpl.TYPES:
+            labels.setdefault(f"method_{t}", methods.get(t).names.get(lang, methods.get(t).names["en"]))
+        for k, v in CHECKOUT_LABELS.get(lang, CHECKOUT_LABELS["en"]).items():
+            labels.setdefault(k, v)
+    pages._env.globals["bnpl_rows"] = checkout_rows
+
+
 def install(router: web.UrlDispatcher, pay: str) -> None:
+    install_labels()
     router.add_get(f"{pay}/{PAY_ID}/{METHOD}", provider_page, name="page:bnpl")
     router.add_post(f"{pay}/{PAY_ID}/{METHOD}", provider_submit, name="page:bnpl.submit")

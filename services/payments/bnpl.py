@@ -211,6 +211,28 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> dict[
     return {"buyer": buyer, "items": items, "shipping_address": address}
 
 
+def link_fields(form: dict[str, str], *, amount: int, description: str | None) -> dict[str, Any]:
+    """A payment link paid with a BNPL method: the buyer and the shipping address its page
+    collected (`bnpl_*` form fields; a missing one is the create's 400 naming it) and the link's
+    one item, its description at its amount."""
+    def v(name: str) -> str | None:
+        return (form.get(f"bnpl_{name}") or "").strip() or None
+    return {"buyer": {"phone": v("phone"), "email": v("email"), "name": v("name")},
+            "items": [{"name": description or "Order", "quantity": 1, "unit_amount": amount}],
+            "shipping_address": {"line1": v("line1"), "city": v("city"),
+                                 "country": (v("country") or "").upper() or None, "postal_code": v("postal_code")}}
+
+
+def preview(intent, country: str | None) -> list[dict[str, Any]]:
+    """The schedule an intent will have: its own once confirmed, else from the day it was created
+    (on its clock) in the merchant's time zone (the hosted checkout shows it before the redirect)."""
+    own = (intent.method_details or {}).get("schedule")
+    if own:
+        return own
+    tz = markets.tz(markets.market(country))
+    return schedule(intent.payment_method, intent.amount, intent.created_at.astimezone(tz).date())
+
+
 def fee_of(intent, captured: int) -> int:
     """The method's fee on `captured` (bps of it plus the fixed part, which the first capture
     takes): the merchant's whole fee for a BNPL payment, no conversion part."""

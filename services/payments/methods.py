@@ -105,7 +105,7 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            limits={"SAR": AmountLimit(5_000, 500_000), "AED": AmountLimit(5_000, 500_000),
                    "QAR": AmountLimit(5_000, 500_000), "KWD": AmountLimit(5_000, 500_000),
                    "BHD": AmountLimit(5_000, 500_000)},
-           schedule={"installments": 4, "interval": "day", "interval_count": 14}, provider="splitpay",
+           schedule={"installments": 4, "interval": "day", "interval_count": 14}, provider="splitpay", checkout=True,
            sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
                                "declined_on_approval": "+966500000003"}}),
     Method("bnpl_split3", "bnpl", ("SAR", "AED", "EGP"),
@@ -113,7 +113,7 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            MethodFee(550, {"SAR": 100, "AED": 100, "EGP": 500}),
            limits={"SAR": AmountLimit(10_000, 1_000_000), "AED": AmountLimit(10_000, 1_000_000),
                    "EGP": AmountLimit(50_000, 5_000_000)},
-           schedule={"installments": 3, "interval": "month", "interval_count": 1}, provider="taqseet",
+           schedule={"installments": 3, "interval": "month", "interval_count": 1}, provider="taqseet", checkout=True,
            sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
                                "declined_on_approval": "+966500000003"}}),
 )
