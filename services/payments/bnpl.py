@@ -27,7 +27,8 @@ from services import events, idempotency, scheduler
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra import db
 from services.infra.runtime import runtime
-from services.money import ledger, markets, settlement
+from models import _lookup as lookup
+from services.money import analytics, ledger, markets, settlement
 from services.payments import intents, methods, pricing, receipts
 from services.principal import Principal
 from services.timestamps import iso
@@ -330,6 +331,18 @@ async def page_view(*, intent_id: str, method: str, token: str | None) -> PageVi
 
 
 @dataclass
+class _Authorized:
+    """An approved BNPL intent as the daily rollups see an authorized /api payment."""
+    intent: PaymentIntent
+    created_at: datetime
+    status: str = "authorized"
+    amount_captured: int = 0
+
+    def __getattr__(self, name: str) -> Any:       # merchant_id, livemode, currency, provider, amount, id
+        return getattr(self.intent, name)
+
+
+@dataclass
 class PageResult:
     intent: PaymentIntent
     redirect_url: str
@@ -351,12 +364,15 @@ async def complete_page(*, intent_id: str, method: str, token: str | None, actio
         raise Gone("This payment expired and was canceled")
     d = dict(intent.method_details or {})
     d["provider_reference"] = _digits(f"{method}:{intent.id}", 12)
+    market = await markets.cached_market_of(intent.merchant_id)
     if action == "approve" and d["buyer"]["phone"] != SANDBOX_DECLINED:
         until = now + timedelta(days=AUTHORIZATION_DAYS)
         d.update(result="authorized", authorization_expires_at=iso(until), fee_taken=0)
         intent = await intents._transition(intent, {
             "status": "requires_capture", "next_action": None, "expires_at": until, "method_details": d,
-            "provider_ref": d["provider_reference"]}, events_=("payment.authorized",))
+            "provider_ref": d["provider_reference"]}, events_=("payment.authorized",),
+            # an approved attempt, captured later (as an /api payment authorized now, captured on shipping)
+            rollups=lambda i: analytics.payment_rows(_Authorized(i, now), (), market))
     elif action == "cancel":
         d["result"] = "canceled"
         intent = await intents._transition(intent, {
@@ -367,7 +383,8 @@ async def complete_page(*, intent_id: str, method: str, token: str | None, actio
         intent = await intents._transition(intent, {
             "status": "failed", "next_action": None, "failure_code": "declined",
             "failure_message": f"{methods.get(method).names['en']} declined the payment on its page",
-            "method_details": d}, events_=("payment.failed",))
+            "method_details": d}, events_=("payment.failed",),
+            rollups=lambda i: analytics.intent_rows(i, market, now, approved=False))
     sep = "&" if "?" in (intent.return_url or "") else "?"
     query = urlencode({"payment_intent": intent.id, "status": intent.status, "redirect_status": intent.status})
     return PageResult(intent=intent, redirect_url=f"{intent.return_url}{sep}{query}")
@@ -425,6 +442,8 @@ async def _capture(principal: Principal, intent_id: str, data: Any) -> PaymentIn
                                fee_amount=d["fee_taken"], net_amount=received - d["fee_taken"])
             await _apply(intent, changes)
             await _post_capture(intent, moved, fee)
+            await lookup.upsert(analytics.money_rows(intent, await markets.cached_market_of(intent.merchant_id), now,
+                                                     captured=moved))
             await _emit(intent, "payment.captured", {"amount": moved, "fee": fee})
             if done:
                 await receipts.enqueue_intent(intent)
