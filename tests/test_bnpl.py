@@ -191,6 +191,7 @@ async def test_eligibility_bad_input_is_400_naming_the_field(client, merchant, q
     ({"shipping_address": {"line1": "x", "city": "Riyadh", "country": "sa", "postal_code": "1"}},
      "shipping_address.country"),
     ({"capture_method": "automatic"}, "capture_method"),
+    ({"split": [{"merchant_id": "mer_other", "amount": 1_000, "currency": "SAR"}]}, "split"),
     ({"amount": 4_999, "items": [{"name": "x", "quantity": 1, "unit_amount": 4_999}]}, "amount"),
     ({"currency": "TRY"}, "payment_method"),
 ])

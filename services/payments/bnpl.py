@@ -178,6 +178,9 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> dict[
     name}, `items` [{name, quantity, unit_amount}] adding up to the amount, `shipping_address`
     {line1, city, country, postal_code}, and `capture_method` (manual only). The method's limits
     were checked (400 naming `amount`)."""
+    if f.data.get("split"):           # the captures in parts pay no split (the ledger's splits follow one capture)
+        raise ValidationError("split is not available with buy-now-pay-later payments", param="split",
+                              code="payment_method_not_used")
     capture = f.str("capture_method", max_len=20)
     if capture is not None and capture != "manual":
         raise ValidationError("capture_method must be manual: a BNPL payment is authorized, then captured "
