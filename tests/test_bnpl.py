@@ -23,6 +23,7 @@ from tests.payments_fixtures import call, no_exploration  # noqa: F401
 
 APPROVED, REJECTED, DECLINES = "+966500000001", "+966500000002", "+966500000003"
 PG = os.environ.get("DATABASE_URL", "").startswith("postgres")
+AUTH_DAYS = 7
 
 
 def bnpl_body(amount=100_000, currency="SAR", method="bnpl_split4", phone=APPROVED, **extra):
@@ -460,3 +461,36 @@ async def test_no_buyer_identity_in_any_log_line(client, merchant, caplog):
                            if rec.name != "aiohttp.access")
     assert caplog.records and APPROVED not in everything and "966500000001" not in everything
     assert "buyer@example.com" not in everything and "Sara Al-Harbi" not in everything
+
+
+async def test_a_read_past_the_authorizations_validity_releases_it(client, merchant, clock):
+    i = await _authorized(client, merchant)
+    clock.advance(days=AUTH_DAYS, seconds=1)
+    got = await get(client, merchant.sk, i["id"])           # before the scheduler came by
+    assert got["status"] == "canceled" and got["cancellation_reason"] == "expired"
+    status, page = await call(client, "GET", "/v1/payments?status=requires_capture", merchant.sk)
+    assert status == 200 and page["data"] == []
+
+
+@pytest.mark.parametrize("method,currency,amount,bps,fixed", [
+    ("bnpl_split4", "SAR", 100_001, 650, 100), ("bnpl_split4", "AED", 7_777, 650, 100),
+    ("bnpl_split4", "QAR", 499_999, 650, 100), ("bnpl_split4", "KWD", 123_457, 650, 100),
+    ("bnpl_split4", "BHD", 5_001, 650, 100), ("bnpl_split3", "SAR", 250_005, 550, 100),
+    ("bnpl_split3", "AED", 10_000, 550, 100), ("bnpl_split3", "EGP", 1_234_567, 550, 500)])
+async def test_two_captures_take_the_listed_fee_once_in_each_currency(client, merchant, method, currency, amount,
+                                                                     bps, fixed):
+    from decimal import ROUND_HALF_UP, Decimal
+
+    def fee(x: int) -> int:
+        return int((Decimal(x) * bps / 10_000).quantize(Decimal(1), rounding=ROUND_HALF_UP)) + fixed
+    i = await _authorized(client, merchant, method=method, currency=currency, amount=amount)
+    assert i["fee"]["amount"] == fee(amount) and i["fee"]["rate"] == f"{Decimal(bps) / 10_000:f}"
+    first = amount // 3
+    status, _ = await call(client, "POST", f"/v1/payments/{i['id']}/capture", merchant.sk, {"amount": first})
+    assert status == 200
+    assert await ledger.merchant_balance(merchant_id=merchant.id, livemode=False) == {currency: first - fee(first)}
+    status, done = await call(client, "POST", f"/v1/payments/{i['id']}/capture", merchant.sk, {})
+    assert done["status"] == "succeeded" and done["fee"]["amount"] == fee(amount)
+    assert await ledger.merchant_balance(merchant_id=merchant.id, livemode=False) == {currency: amount - fee(amount)}
+    assert await _kinds(merchant.id, i["id"]) == {"intent_capture": amount, "bnpl_fee": -fee(amount)}
+    assert sum(p["amount"] for p in done["bnpl"]["schedule"]) == amount

@@ -824,6 +824,8 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
         return False
     if intent.payment_method == "fawry" and intent.status == "requires_action":
         return await _local.expire_reference(intent.id, now)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.expire_authorization(intent.id, now)
     if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
@@ -857,10 +859,11 @@ async def now_for(principal: Principal) -> datetime:
 
 def expirable(intent) -> bool:
     """Unpaid (a failed attempt included), or crypto still waiting for its deposit: canceled
-    with reason `expired` once `expires_at` passes."""
+    with reason `expired` once `expires_at` passes. An authorized BNPL payment (requires_capture)
+    is released then (services.payments.bnpl)."""
     if intent.status == "failed" and intent.failure_code == "expired":
         return False              # a Fawry reference that ran out: failed for good
-    return intent.status in UNPAID + ("failed",) or (
+    return intent.status in UNPAID + ("failed", "requires_capture") or (
         intent.status == "processing" and intent.payment_method == "crypto"
         and not (intent.crypto or {}).get("detected_at"))
 

@@ -416,6 +416,11 @@ def install() -> None:
     bnpl.install()           # BNPL authorizations released after their validity
 
 
+async def expire_authorization(intent_id: str, when: datetime) -> bool:
+    """A BNPL authorization past its validity: what was not captured is released."""
+    return await bnpl.expire_authorization(intent_id, when)
+
+
 async def cancel_authorized(principal: Principal, intent: PaymentIntent, reason: str) -> PaymentIntent:
     """Cancel of an authorized (requires_capture) BNPL payment: what was not captured is released."""
     return await bnpl.cancel(principal, intent, reason)
