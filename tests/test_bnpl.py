@@ -494,3 +494,36 @@ async def test_two_captures_take_the_listed_fee_once_in_each_currency(client, me
     assert await ledger.merchant_balance(merchant_id=merchant.id, livemode=False) == {currency: amount - fee(amount)}
     assert await _kinds(merchant.id, i["id"]) == {"intent_capture": amount, "bnpl_fee": -fee(amount)}
     assert sum(p["amount"] for p in done["bnpl"]["schedule"]) == amount
+
+
+async def test_the_release_reads_the_open_authorizations_index_not_the_table(client, merchant, clock, monkeypatch):
+    """PostgreSQL: the scheduler's read of the authorizations due goes through the partial index of
+    the open ones (intents migration 0015), under the service's generic plan, whatever else the
+    table holds (here 30,000 finished intents)."""
+    import json as _json
+
+    from tortoise import Tortoise
+
+    from services import scheduler
+    from services.payments import bnpl
+    from tests.plan_fixtures import capture, clone, generic_plan, pages
+
+    db = Tortoise.get_connection("default")
+    if db.capabilities.dialect != "postgres":
+        pytest.skip("the plans are PostgreSQL's")
+    i = await _authorized(client, merchant)
+    other = await create(client, merchant.sk, amount=5_000, currency="SAR", payment_method="card")
+    await clone(db, "payment_intents", other["id"], 30_000, timedelta(days=30), method_reference="NULL",
+                status="'succeeded'")
+    seen = capture(monkeypatch, "status = 'requires_capture'")
+    until = clock.now() + timedelta(days=8)
+    mine = await bnpl._due_authorizations(scheduler.Scope(livemode=False, merchant_id=merchant.id), until, 100)
+    assert [iid for _, iid in mine] == [i["id"]]
+    everyone = await bnpl._due_authorizations(scheduler.Scope(livemode=False), until, 100)     # the worker's read
+    assert i["id"] in [iid for _, iid in everyone]
+    assert len(seen) == 2
+    for sql, values in seen:
+        root = await generic_plan(db, sql, values)
+        text = _json.dumps(root)
+        assert "Seq Scan" not in text and pages(root) < 100, text[:2000]
+    assert "payment_intents_authorized_expiry" in _json.dumps(await generic_plan(db, *seen[1]))

@@ -541,10 +541,24 @@ async def expire_authorization(intent_id: str, when: datetime) -> bool:
 
 
 async def _due_authorizations(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    qs = scope.apply(PaymentIntent.filter(status="requires_capture", expires_at__lte=until,
-                                          payment_method__in=list(TYPES)))
-    rows = await qs.order_by("expires_at", "id").limit(limit).values_list("expires_at", "id")
-    return [(at, iid) for at, iid in rows]
+    """The authorizations past their validity, earliest first: through the partial index of the
+    open authorizations (intents migration 0015), whose predicate is written here as a literal
+    (a parameter would not match it under PostgreSQL's generic plan)."""
+    where = ["status = 'requires_capture'", "expires_at <= {}", "livemode = {}"]
+    values: list = [lookup.db_value(PaymentIntent, "expires_at", until),
+                    lookup.db_value(PaymentIntent, "livemode", scope.livemode)]
+    if scope.merchant_id:
+        where.append("merchant_id = {}")
+        values.append(scope.merchant_id)
+    excluded = sorted(scope.exclude_merchants)
+    if excluded:
+        where.append(f"merchant_id NOT IN ({', '.join('{}' for _ in excluded)})")
+        values += excluded
+    rows = await lookup.query(PaymentIntent, f'SELECT expires_at, id FROM "{PaymentIntent._meta.db_table}" '
+                                             f"WHERE {' AND '.join(where)} ORDER BY expires_at, id LIMIT {{}}",
+                              [*values, int(limit)])
+    field = PaymentIntent._meta.fields_map["expires_at"]
+    return [(field.to_python_value(r["expires_at"]), r["id"]) for r in rows]
 
 
 async def _run_expiry(intent_id: str, when: datetime) -> str | None:
