@@ -527,3 +527,29 @@ async def test_the_release_reads_the_open_authorizations_index_not_the_table(cli
         text = _json.dumps(root)
         assert "Seq Scan" not in text and pages(root) < 100, text[:2000]
     assert "payment_intents_authorized_expiry" in _json.dumps(await generic_plan(db, *seen[1]))
+
+
+async def test_confirm_and_refund_are_idempotent(client, merchant):
+    i = await create(client, merchant.sk, **bnpl_body())
+    headers = {"X-Idempotency-Key": "bnpl-confirm-1"}
+    first = await confirm(client, merchant.sk, i["id"], headers=headers)
+    again = await confirm(client, merchant.sk, i["id"], headers=headers)
+    assert first["next_action"] == again["next_action"] and again["status"] == "requires_action"
+    await _page_post(client, first["next_action"]["url"], "approve")
+    await call(client, "POST", f"/v1/payments/{i['id']}/capture", merchant.sk, {})
+    outs = []
+    for _ in range(2):
+        status, out = await call(client, "POST", f"/v1/payments/{i['id']}/refund", merchant.sk, {"amount": 5_000},
+                                 headers={"X-Idempotency-Key": "bnpl-refund-1"})
+        outs.append((status, out["amount_refunded"], out["refund"]["id"]))
+    assert outs[0] == outs[1] and outs[0][:2] == (200, 5_000)
+
+
+async def test_the_receipt_of_a_captured_bnpl_payment(client, merchant):
+    i = await _authorized(client, merchant)
+    status, done = await call(client, "POST", f"/v1/payments/{i['id']}/capture", merchant.sk, {})
+    assert status == 200 and done["receipt_url"]
+    r = await client.get(urlsplit(done["receipt_url"]).path + "?locale=en")
+    html = await r.text()
+    assert r.status == 200 and "1,000.00" in html, html[:500]
+    assert APPROVED not in html and "buyer@example.com" not in html
