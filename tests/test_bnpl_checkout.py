@@ -55,6 +55,10 @@ async def test_link_offers_bnpl_its_amount_allows_and_collects_the_buyer(client,
     link = await make_link(client, merchant.sk, amount=20_000, currency="SAR", description="Linen dress")
     _, html, _ = await open_page(client, link["url"] + "?locale=en")
     assert _methods(html)[-2:] == ["bnpl_split4", "bnpl_split3"] and 'name="bnpl_postal_code"' in html
+    split4 = html.split('data-testid="bnpl-schedule-bnpl_split4"')[1].split("</table>")[0]
+    assert split4.count("<tr data-due=") == 4 and "Pay in 4 interest-free parts" in split4 and "50.00" in split4
+    _, html, _ = await open_page(client, link["url"] + "?locale=tr")
+    assert "3 faizsiz taksitte öde" in html
     small = await make_link(client, merchant.sk, amount=6_000, currency="SAR")
     _, html, _ = await open_page(client, small["url"])
     assert "bnpl_split4" in _methods(html) and "bnpl_split3" not in _methods(html)     # 60 SAR < split3's 100

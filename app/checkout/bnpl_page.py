@@ -141,11 +141,14 @@ CHECKOUT_LABELS = {
 }
 
 
-def checkout_rows(c, lang: str) -> list[dict]:
-    """The schedule rows of a BNPL intent's checkout (templates: `bnpl_rows(c, lang)`)."""
-    if c.intent is None:
+def checkout_rows(c, lang: str, method: str | None = None) -> list[dict]:
+    """The schedule rows of a BNPL intent's checkout, or of a link paid with `method` from today
+    (templates: `bnpl_rows(c, lang[, method])`)."""
+    if c.intent is not None:
+        return schedule_rows(bnpl.preview(c.intent, c.merchant_country), c.currency, lang)
+    if method is None:
         return []
-    return schedule_rows(bnpl.preview(c.intent, c.merchant_country), c.currency, lang)
+    return schedule_rows(bnpl.link_preview(method, c.amount, c.merchant_country), c.currency, lang)
 
 
 def install_labels() -> None:

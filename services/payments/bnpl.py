@@ -237,6 +237,12 @@ def preview(intent, country: str | None) -> list[dict[str, Any]]:
     return schedule(intent.payment_method, intent.amount, intent.created_at.astimezone(tz).date())
 
 
+def link_preview(method: str, amount: int, country: str | None) -> list[dict[str, Any]]:
+    """The schedule a link's buyer would get today (the merchant's time zone, the real clock)."""
+    today = runtime().clock.now().astimezone(markets.tz(markets.market(country))).date()
+    return schedule(method, amount, today)
+
+
 def fee_of(intent, captured: int) -> int:
     """The method's fee on `captured` (bps of it plus the fixed part, which the first capture
     takes): the merchant's whole fee for a BNPL payment, no conversion part."""
