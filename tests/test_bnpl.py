@@ -553,3 +553,14 @@ async def test_the_receipt_of_a_captured_bnpl_payment(client, merchant):
     html = await r.text()
     assert r.status == 200 and "1,000.00" in html, html[:500]
     assert APPROVED not in html and "buyer@example.com" not in html
+
+
+async def test_two_answers_on_the_providers_page_at_once_leave_one_outcome(client, merchant):
+    i = await create(client, merchant.sk, **bnpl_body())
+    c = await confirm(client, merchant.sk, i["id"])
+    results = await asyncio.gather(*(_page_post(client, c["next_action"]["url"], a)
+                                     for a in ("approve", "cancel", "approve", "decline")))
+    assert sorted(r.status for r in results)[0] == 303 and {r.status for r in results} <= {303, 410}
+    got = await get(client, merchant.sk, i["id"])
+    assert got["status"] in ("requires_capture", "canceled", "failed")
+    assert await Event.filter(object_id=i["id"], type__in=["payment.authorized", "payment.failed"]).count() <= 1

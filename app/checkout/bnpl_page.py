@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from app.checkout import i18n, pages
-from services.errors import NotFound, ValidationError
+from services.errors import Conflict, NotFound, ValidationError
 from services.payments import bnpl, methods, pricing
 
 METHOD = r"{method:bnpl_split4|bnpl_split3}"
@@ -115,7 +115,7 @@ async def provider_submit(request: web.Request) -> web.Response:
                                      action=form.get("action"))
     except NotFound:
         return pages._not_found(page)
-    except bnpl.Gone:
+    except (bnpl.Gone, Conflict):          # finished, or another answer on this page got there first
         return _finished(page)
     except ValidationError as e:
         view = await bnpl.page_view(intent_id=request.match_info["id"], method=method, token=token)
