@@ -564,3 +564,13 @@ async def test_two_answers_on_the_providers_page_at_once_leave_one_outcome(clien
     got = await get(client, merchant.sk, i["id"])
     assert got["status"] in ("requires_capture", "canceled", "failed")
     assert await Event.filter(object_id=i["id"], type__in=["payment.authorized", "payment.failed"]).count() <= 1
+
+
+async def test_graphql_eligibility_bad_input_is_a_400_error_naming_the_field(client, merchant):
+    status, out = await gql(client, """query { bnplEligibility(method: "bnpl_split4", amount: 100000, currency: "TRY",
+        phone: "+966500000001") { status } }""", key=merchant.sk)
+    [e] = out["errors"]
+    assert e["extensions"]["code"] == "payment_method_unavailable" and e["extensions"]["status"] == 400, e
+    status, out = await gql(client, """query { bnplEligibility(method: "bnpl_split4", amount: 100, currency: "SAR",
+        phone: "+966500000002") { status reason schedule { amount } } }""", key=merchant.sk)
+    assert out["data"]["bnplEligibility"] == {"status": "not_eligible", "reason": "amount_too_low", "schedule": None}
