@@ -88,3 +88,5 @@ async def bank_submit(request: web.Request) -> web.Response:
 def install(router: web.UrlDispatcher, pay: str) -> None:
     router.add_get(f"{pay}/{PAY_ID}/{METHOD}", bank_page, name="page:sandbox")
     router.add_post(f"{pay}/{PAY_ID}/{METHOD}", bank_submit, name="page:sandbox.submit")
+    from app.checkout import bnpl_page          # the BNPL providers' sandbox pages
+    bnpl_page.install(router, pay)

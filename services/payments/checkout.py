@@ -125,7 +125,9 @@ async def load(checkout_id: str) -> Checkout:
         raise Gone(GONE_STATES[intent.status])
     if intent.status in intents.UNPAID + ("failed",) and now >= intent.expires_at:
         raise Gone("expired")
-    state = {"requires_action": "requires_action", "processing": "processing"}.get(intent.status, "open")
+    # BNPL approved at the provider (requires_capture): in progress for the buyer until the merchant ships.
+    state = {"requires_action": "requires_action", "processing": "processing",
+             "requires_capture": "processing"}.get(intent.status, "open")
     return Checkout(id=cid, kind="intent", merchant_id=intent.merchant_id,
                     **await _merchant(intent.merchant_id), livemode=intent.livemode,
                     amount=intent.amount, currency=intent.currency, description=intent.description,

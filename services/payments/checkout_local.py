@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from services.errors import PaymentDeclined, ValidationError
 from services.validation import one_of
-from services.payments import checkout, intents, methods
+from services.payments import bnpl, checkout, intents, methods
 
 LOCAL_FLOWS = intents.LOCAL_FLOWS
 
@@ -37,6 +37,8 @@ async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str
             "metadata": {"payment_link": c.id}, "description": c.description}
     if method == "stcpay":
         data["phone"] = form.get("phone") or ""
+    if methods.get(method).flow == "bnpl":          # the buyer, the address and the link's one item
+        data.update(bnpl.link_fields(form, amount=c.amount, description=c.description))
     i = await intents.create_intent(principal=c.principal, data={k: v for k, v in data.items() if v is not None},
                                     idempotency_key=idempotency_key)
     return i.id

@@ -42,13 +42,13 @@ from services.validation import Fields, MAX_INT, check_int, check_str, one_of
 METHODS = methods_registry.TYPES        # the one registry: services.payments.methods
 OBJECT_METHODS = METHODS + ("bank_transfer",)
 STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
-            "failed", "canceled", "refunded")
+            "failed", "canceled", "refunded", "requires_capture")       # requires_capture: BNPL, authorized
 UNPAID = expiry_due.UNPAID         # (defined where the expiry read writes them as literals)
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
 CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
-LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay")     # services.payments.local_methods runs them
+LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay") + methods_registry.BNPL_TYPES  # services.payments.local_methods (bnpl)
 
 
 class _NotInstalled:
@@ -381,8 +381,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
 
     market = await markets.cached_market_of(principal.merchant_id)
     now = await now_for(principal)
-    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
-                              home_currency=pricing.MARKET_CURRENCY[market],
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,    # BNPL: its listed fee only
+                              home_currency=None if method in methods_registry.BNPL_TYPES else pricing.MARKET_CURRENCY[market],
                               network_fee_usd=crypto.NETWORK_FEE_USD[network] if network else 0)
     net = amount - fee.amount
     splits_total = sum(s.amount for s in splits)
@@ -910,6 +910,8 @@ async def _cancel(principal: Principal, intent_id: str, data: Any) -> PaymentInt
     reason = f.enum("cancellation_reason", CANCELLATION_REASONS, default="requested_by_customer")
     f.reject_unknown()
     intent = await _load(principal, intent_id)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.cancel_authorized(principal, intent, reason)
     if intent.status not in CANCELABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be canceled")
     now = await now_for(principal)
@@ -924,6 +926,8 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
         return False
     if intent.payment_method == "fawry" and intent.status == "requires_action":
         return await _local.expire_reference(intent.id, now)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.expire_authorization(intent.id, now)
     if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
@@ -957,10 +961,11 @@ async def now_for(principal: Principal) -> datetime:
 
 def expirable(intent) -> bool:
     """Unpaid (a failed attempt included), or crypto still waiting for its deposit: canceled
-    with reason `expired` once `expires_at` passes."""
+    with reason `expired` once `expires_at` passes. An authorized BNPL payment (requires_capture)
+    is released then (services.payments.bnpl)."""
     if intent.status == "failed" and intent.failure_code == "expired":
         return False              # a Fawry reference that ran out: failed for good
-    return intent.status in UNPAID + ("failed",) or (
+    return intent.status in UNPAID + ("failed", "requires_capture") or (
         intent.status == "processing" and intent.payment_method == "crypto"
         and not (intent.crypto or {}).get("detected_at"))
 

@@ -35,7 +35,7 @@ class MethodFee:
 @dataclass(frozen=True)
 class Method:
     type: str
-    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr | wallet
+    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr | wallet | bnpl
     currencies: tuple[str, ...]
     names: dict[str, str]              # ar, en, tr
     fee: MethodFee
@@ -45,6 +45,10 @@ class Method:
     checkout: bool = False             # the hosted checkout offers it
     checkout_first: tuple[str, ...] = ()   # currencies whose checkout offers it first (most buyers pay so)
     sandbox: dict[str, Any] = field(default_factory=dict)
+    # BNPL (services.payments.bnpl): how the order is split ({"installments", "interval",
+    # "interval_count"}) and the BNPL provider that carries it (not a card acquirer of the routing)
+    schedule: dict[str, Any] | None = None
+    provider: str | None = None
 
     def limit(self, currency: str) -> AmountLimit:
         base = money.LIMITS[currency]
@@ -56,7 +60,7 @@ class Method:
     @property
     def needs_buyer(self) -> bool:
         """The buyer has a step of their own (a bank page, a kiosk, a one-time code)."""
-        return self.flow in ("redirect", "reference", "otp")
+        return self.flow in ("redirect", "reference", "otp", "bnpl")
 
 
 _ALL = CURRENCIES
@@ -106,11 +110,31 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            MethodFee(290, dict(_CARD_FIXED)), api=True,
            sandbox={"gateway": "qafila", "public_key": "GET /v1/wallets/google-pay/public-key",
                     "test_root_keys": "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"}),
+    # Buy now, pay later (services.payments.bnpl): the merchant is paid the whole amount at once
+    # less the method's fee; the buyer pays the provider in parts.
+    Method("bnpl_split4", "bnpl", ("SAR", "AED", "KWD", "BHD", "QAR"),
+           {"ar": "قسّمها على 4 دفعات", "en": "Pay in 4", "tr": "4 taksitte öde"},
+           MethodFee(650, {"SAR": 100, "AED": 100, "QAR": 100, "KWD": 100, "BHD": 100}),
+           limits={"SAR": AmountLimit(5_000, 500_000), "AED": AmountLimit(5_000, 500_000),
+                   "QAR": AmountLimit(5_000, 500_000), "KWD": AmountLimit(5_000, 500_000),
+                   "BHD": AmountLimit(5_000, 500_000)},
+           schedule={"installments": 4, "interval": "day", "interval_count": 14}, provider="splitpay", checkout=True,
+           sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
+                               "declined_on_approval": "+966500000003"}}),
+    Method("bnpl_split3", "bnpl", ("SAR", "AED", "EGP"),
+           {"ar": "قسّمها على 3 أشهر", "en": "Pay in 3 months", "tr": "3 ayda öde"},
+           MethodFee(550, {"SAR": 100, "AED": 100, "EGP": 500}),
+           limits={"SAR": AmountLimit(10_000, 1_000_000), "AED": AmountLimit(10_000, 1_000_000),
+                   "EGP": AmountLimit(50_000, 5_000_000)},
+           schedule={"installments": 3, "interval": "month", "interval_count": 1}, provider="taqseet", checkout=True,
+           sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
+                               "declined_on_approval": "+966500000003"}}),
 )
 
 METHODS: dict[str, Method] = {m.type: m for m in DEFAULT_METHODS}
 TYPES: tuple[str, ...] = tuple(METHODS)
 LOCAL_TYPES: tuple[str, ...] = ("mada", "knet", "benefit", "fawry", "stcpay")
+BNPL_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "bnpl")
 # /v1 intents take every type; /api payments the types without a buyer step.
 API_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.api)
 WALLET_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "wallet")
@@ -170,7 +194,11 @@ def check_method_amount(m: Method, amount: int, currency: str, *, code: str = "i
 
 
 def providers_of(method_type: str) -> list[str]:
-    """The providers that declare the method (services/payments/providers/*)."""
+    """The providers that declare the method (services/payments/providers/*); a BNPL method's
+    own provider (services.payments.bnpl)."""
+    own = METHODS[method_type].provider if method_type in METHODS else None
+    if own is not None:
+        return [own]
     from services.payments.providers import registry
     return [p.name for p in registry.all_providers() if method_type in p.methods]
 
@@ -199,11 +227,14 @@ def available(*, currency: str, amount: int | None = None, country: str | None =
 def describe(m: Method, currency: str) -> dict[str, Any]:
     """The documented `payment_method_type` object for one currency."""
     lim = m.limit(currency)
-    return {"object": "payment_method_type", "type": m.type, "flow": m.flow,
-            "display_name": dict(m.names), "currency": currency,
-            "fee": {"bps": m.fee.bps, "fixed": m.fee.fixed.get(currency, 0), "cap": m.fee.cap.get(currency)},
-            "limits": {"minimum": lim.minimum, "maximum": lim.maximum},
-            "providers": providers_of(m.type), "sandbox": dict(m.sandbox)}
+    out = {"object": "payment_method_type", "type": m.type, "flow": m.flow,
+           "display_name": dict(m.names), "currency": currency,
+           "fee": {"bps": m.fee.bps, "fixed": m.fee.fixed.get(currency, 0), "cap": m.fee.cap.get(currency)},
+           "limits": {"minimum": lim.minimum, "maximum": lim.maximum},
+           "providers": providers_of(m.type), "sandbox": dict(m.sandbox)}
+    if m.schedule is not None:           # BNPL: how the order is split
+        out["schedule"] = dict(m.schedule)
+    return out
 
 
 async def list_payment_method_types(*, principal, currency: Any, amount: Any = None,

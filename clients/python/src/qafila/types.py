@@ -12,6 +12,13 @@ from ._model import Model, register
 __all__ = [
     "Balance",
     "BalanceAmount",
+    "BnplBuyerParams",
+    "BnplDetails",
+    "BnplEligibility",
+    "BnplEligibilityParams",
+    "BnplItemParams",
+    "BnplScheduleEntry",
+    "BnplScheduleRule",
     "CardDetails",
     "CardParams",
     "CodAddress",
@@ -54,9 +61,8 @@ __all__ = [
     "PaymentDispute",
     "PaymentIntent",
     "PaymentIntentCancelParams",
+    "PaymentIntentCaptureParams",
     "PaymentIntentConfirmParams",
-    "PaymentIntentConfirmParamsApplePay",
-    "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
@@ -66,10 +72,7 @@ __all__ = [
     "PaymentLinkListParams",
     "PaymentListParams",
     "PaymentMethodDetails",
-    "PaymentMethodDetailsWallet",
     "PaymentMethodParams",
-    "PaymentMethodParamsApplePay",
-    "PaymentMethodParamsGooglePay",
     "PaymentMethodType",
     "PaymentMethodTypeListParams",
     "PaymentRefundParams",
@@ -82,6 +85,7 @@ __all__ = [
     "SettlementListParams",
     "SettlementTransaction",
     "SettlementTransactionListParams",
+    "ShippingAddressParams",
     "SplitParams",
     "Subscription",
     "SubscriptionCreateParams",
@@ -95,6 +99,26 @@ __all__ = [
     "WebhookTestEndpointResult",
     "WebhookTestResult",
 ]
+
+BnplBuyerParams = TypedDict("BnplBuyerParams", {
+    "phone": str,
+    "email": str,
+    "name": str,
+}, total=False)
+
+BnplEligibilityParams = TypedDict("BnplEligibilityParams", {
+    "method": str,
+    "amount": int,
+    "currency": str,
+    "phone": str,
+    "email": str,
+}, total=False)
+
+BnplItemParams = TypedDict("BnplItemParams", {
+    "name": str,
+    "quantity": int,
+    "unit_amount": int,
+}, total=False)
 
 CardParams = TypedDict("CardParams", {
     "number": str,
@@ -187,20 +211,10 @@ PaymentCaptureParams = TypedDict("PaymentCaptureParams", {
     "amount": int,
 }, total=False)
 
-PaymentMethodParamsApplePay = TypedDict("PaymentMethodParamsApplePay", {
-    "token": Any,
-}, total=False)
-
-PaymentMethodParamsGooglePay = TypedDict("PaymentMethodParamsGooglePay", {
-    "token": Any,
-}, total=False)
-
 PaymentMethodParams = TypedDict("PaymentMethodParams", {
     "type": str,
     "card": CardParams,
     "billing_country": str,
-    "apple_pay": PaymentMethodParamsApplePay,
-    "google_pay": PaymentMethodParamsGooglePay,
 }, total=False)
 
 PaymentCustomerParams = TypedDict("PaymentCustomerParams", {
@@ -229,12 +243,9 @@ PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
     "idempotency_key": str,
 }, total=False)
 
-PaymentIntentConfirmParamsApplePay = TypedDict("PaymentIntentConfirmParamsApplePay", {
-    "token": Any,
-}, total=False)
-
-PaymentIntentConfirmParamsGooglePay = TypedDict("PaymentIntentConfirmParamsGooglePay", {
-    "token": Any,
+PaymentIntentCaptureParams = TypedDict("PaymentIntentCaptureParams", {
+    "amount": int,
+    "idempotency_key": str,
 }, total=False)
 
 PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
@@ -243,8 +254,6 @@ PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "client_secret": str,
     "phone": str,
     "otp": str,
-    "apple_pay": PaymentIntentConfirmParamsApplePay,
-    "google_pay": PaymentIntentConfirmParamsGooglePay,
     "idempotency_key": str,
     "installments": int,
 }, total=False)
@@ -253,6 +262,13 @@ SplitParams = TypedDict("SplitParams", {
     "merchant_id": str,
     "amount": int,
     "currency": str,
+}, total=False)
+
+ShippingAddressParams = TypedDict("ShippingAddressParams", {
+    "line1": str,
+    "city": str,
+    "country": str,
+    "postal_code": str,
 }, total=False)
 
 PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
@@ -275,6 +291,10 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "return_url": str,
     "idempotency_key": str,
     "installments": int,
+    "buyer": BnplBuyerParams,
+    "items": List[BnplItemParams],
+    "shipping_address": ShippingAddressParams,
+    "capture_method": str,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -390,6 +410,45 @@ class BalanceAmount(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     amount: Optional[int] = None
     currency: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplDetails(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'schedule': ('BnplScheduleEntry', True)}
+    method: Optional[str] = None
+    schedule: Optional[List[BnplScheduleEntry]] = None
+    provider_reference: Optional[str] = None
+    authorization_expires_at: Optional[str] = None
+    amount_capturable: Optional[int] = None
+    fee_taken: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplEligibility(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'schedule': ('BnplScheduleEntry', True)}
+    object: Optional[str] = None
+    status: Optional[str] = None
+    schedule: Optional[List[BnplScheduleEntry]] = None
+    reason: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplScheduleEntry(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    due_date: Optional[str] = None
+    amount: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplScheduleRule(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    installments: Optional[int] = None
+    interval: Optional[str] = None
+    interval_count: Optional[int] = None
 
 
 @register
@@ -689,7 +748,7 @@ class PaymentDispute(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -729,6 +788,9 @@ class PaymentIntent(Model):
     cod_status: Optional[str] = None
     payment_method_details: Optional[Dict[str, Any]] = None
     installments: Optional[Installments] = None
+    capture_method: Optional[str] = None
+    amount_capturable: Optional[int] = None
+    bnpl: Optional[BnplDetails] = None
     refund: Optional[IntentRefund] = None
 
 
@@ -765,25 +827,15 @@ class PaymentLink(Model):
 @register
 @dataclass(eq=False)
 class PaymentMethodDetails(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False), 'wallet': ('PaymentMethodDetailsWallet', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False)}
     type: Optional[str] = None
     card: Optional[CardDetails] = None
-    wallet: Optional[PaymentMethodDetailsWallet] = None
-
-
-@register
-@dataclass(eq=False)
-class PaymentMethodDetailsWallet(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
-    type: Optional[str] = None
-    dynamic_last4: Optional[str] = None
-    auth_method: Optional[str] = None
 
 
 @register
 @dataclass(eq=False)
 class PaymentMethodType(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'display_name': ('DisplayName', False), 'fee': ('MethodFee', False), 'limits': ('MethodLimits', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'display_name': ('DisplayName', False), 'fee': ('MethodFee', False), 'limits': ('MethodLimits', False), 'schedule': ('BnplScheduleRule', False)}
     object: Optional[str] = None
     type: Optional[str] = None
     flow: Optional[str] = None
@@ -793,6 +845,7 @@ class PaymentMethodType(Model):
     limits: Optional[MethodLimits] = None
     providers: Optional[List[str]] = None
     sandbox: Optional[Dict[str, Any]] = None
+    schedule: Optional[BnplScheduleRule] = None
 
 
 @register
@@ -1009,6 +1062,186 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "BnplBuyerParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "buyer"
+            ]
+        ]
+    ],
+    "BnplDetails": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "bnpl"
+            ]
+        ]
+    ],
+    "BnplEligibility": [
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "200",
+            []
+        ]
+    ],
+    "BnplEligibilityParams": [
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "query",
+            []
+        ]
+    ],
+    "BnplItemParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "items"
+            ]
+        ]
+    ],
+    "BnplScheduleEntry": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "200",
+            [
+                "schedule"
+            ]
+        ]
+    ],
+    "BnplScheduleRule": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data",
+                "schedule"
+            ]
+        ]
+    ],
     "CardDetails": [
         [
             "POST",
@@ -1105,6 +1338,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "crypto"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "crypto"
@@ -1231,6 +1472,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "fee"
+            ]
         ]
     ],
     "FeeBreakdown": [
@@ -1283,6 +1532,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "fee",
+                "breakdown"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "fee",
@@ -1449,6 +1707,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         ],
         [
             "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
             "/api/payments/create",
             "200",
             [
@@ -1518,6 +1784,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "refund"
@@ -1797,6 +2071,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "next_action"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "next_action"
+            ]
         ]
     ],
     "Payment": [
@@ -1920,6 +2202,12 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/{id}/refund",
             "200",
             []
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            []
         ]
     ],
     "PaymentIntentCancelParams": [
@@ -1930,32 +2218,20 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentIntentCaptureParams": [
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "request",
+            []
+        ]
+    ],
     "PaymentIntentConfirmParams": [
         [
             "POST",
             "/v1/payments/{id}/confirm",
             "request",
             []
-        ]
-    ],
-    "PaymentIntentConfirmParamsApplePay": [
-        [
-            "POST",
-            "/v1/payments/{id}/confirm",
-            "request",
-            [
-                "apple_pay"
-            ]
-        ]
-    ],
-    "PaymentIntentConfirmParamsGooglePay": [
-        [
-            "POST",
-            "/v1/payments/{id}/confirm",
-            "request",
-            [
-                "google_pay"
-            ]
         ]
     ],
     "PaymentIntentCreateParams": [
@@ -2019,6 +2295,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "receipt"
@@ -2112,36 +2396,6 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
-    "PaymentMethodDetailsWallet": [
-        [
-            "POST",
-            "/api/payments/create",
-            "200",
-            [
-                "payment_method",
-                "wallet"
-            ]
-        ],
-        [
-            "GET",
-            "/api/payments/{id}",
-            "200",
-            [
-                "payment_method",
-                "wallet"
-            ]
-        ],
-        [
-            "GET",
-            "/api/payments/list",
-            "200",
-            [
-                "data",
-                "payment_method",
-                "wallet"
-            ]
-        ]
-    ],
     "PaymentMethodParams": [
         [
             "POST",
@@ -2149,28 +2403,6 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "payment_method"
-            ]
-        ]
-    ],
-    "PaymentMethodParamsApplePay": [
-        [
-            "POST",
-            "/api/payments/create",
-            "request",
-            [
-                "payment_method",
-                "apple_pay"
-            ]
-        ]
-    ],
-    "PaymentMethodParamsGooglePay": [
-        [
-            "POST",
-            "/api/payments/create",
-            "request",
-            [
-                "payment_method",
-                "google_pay"
             ]
         ]
     ],
@@ -2290,6 +2522,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
                 "next_action",
                 "redirect_to_url"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "next_action",
+                "redirect_to_url"
+            ]
         ]
     ],
     "Refund": [
@@ -2367,6 +2608,16 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/settlements/{id}/transactions",
             "query",
             []
+        ]
+    ],
+    "ShippingAddressParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "shipping_address"
+            ]
         ]
     ],
     "SplitParams": [
