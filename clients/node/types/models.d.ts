@@ -103,6 +103,7 @@ export interface Customer {
   name: string | null;
   phone: string | null;
   metadata: Record<string, unknown>;
+  tax_id: CustomerTaxId | null;
   created_at: string;
 }
 
@@ -111,6 +112,7 @@ export interface CustomerCreateParams {
   name?: string | null;
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
+  tax_id?: unknown;
 }
 
 export interface CustomerListParams {
@@ -119,11 +121,19 @@ export interface CustomerListParams {
   email?: string;
 }
 
+export interface CustomerTaxId {
+  type: "eg_rin" | "sa_vat" | "tr_tckn" | "tr_vkn";
+  value: string;
+  country: "EG" | "SA" | "TR";
+  tax_office?: string | null;
+}
+
 export interface CustomerUpdateParams {
   email?: string | null;
   name?: string | null;
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
+  tax_id?: unknown;
 }
 
 export interface DisplayName {
@@ -253,6 +263,7 @@ export interface Invoice {
   zatca: InvoiceZatca | null;
   livemode: boolean;
   created_at: string;
+  notes: Array<InvoiceNote>;
 }
 
 export interface InvoiceCreateParams {
@@ -283,6 +294,35 @@ export interface InvoiceListParams {
   status?: "draft" | "paid" | "sent";
   customer_id?: string;
   subscription_id?: string;
+}
+
+export interface InvoiceNote {
+  id: string;
+  kind: "credit_note" | "debit_note" | "return";
+  number: string;
+  amount: number;
+  tax: number;
+  reason: string | null;
+  created_at: string | null;
+  zatca?: InvoiceNoteZatca;
+  gib?: Record<string, unknown>;
+  eta?: Record<string, unknown>;
+}
+
+export interface InvoiceNoteZatca {
+  type: "simplified" | "standard";
+  uuid: string;
+  icv: number;
+  hash: string;
+  status: "cleared" | "pending" | "rejected" | "reported";
+  messages: Array<InvoiceNoteZatcaMessage>;
+}
+
+export interface InvoiceNoteZatcaMessage {
+  type: string;
+  code: string;
+  category: string;
+  message: string;
 }
 
 export interface InvoiceSendParams {
@@ -405,7 +445,7 @@ export interface PaymentIntent {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_received: number;
   amount_refunded: number;
-  payment_method: "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -459,14 +499,24 @@ export interface PaymentIntentConfirmParams {
   client_secret?: string | null;
   phone?: string | null;
   otp?: string | null;
+  apple_pay?: PaymentIntentConfirmParamsApplePay | null;
+  google_pay?: PaymentIntentConfirmParamsGooglePay | null;
   idempotency_key?: string | null;
   installments?: number | null;
+}
+
+export interface PaymentIntentConfirmParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentIntentConfirmParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method: "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT" | null;
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
   merchant_id?: string | null;
@@ -494,7 +544,7 @@ export interface PaymentIntentListParams {
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method?: "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method?: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -558,18 +608,35 @@ export interface PaymentListParams {
 export interface PaymentMethodDetails {
   type?: string;
   card?: CardDetails;
+  wallet?: PaymentMethodDetailsWallet;
+}
+
+export interface PaymentMethodDetailsWallet {
+  type?: "apple_pay" | "google_pay";
+  dynamic_last4?: string;
+  auth_method?: "CRYPTOGRAM_3DS" | "EMV" | "PAN_ONLY";
 }
 
 export interface PaymentMethodParams {
-  type?: "card" | "mada" | null;
-  card: CardParams;
+  type?: "apple_pay" | "card" | "google_pay" | "mada" | null;
+  card?: CardParams | null;
   billing_country?: string | null;
+  apple_pay?: PaymentMethodParamsApplePay | null;
+  google_pay?: PaymentMethodParamsGooglePay | null;
+}
+
+export interface PaymentMethodParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentMethodParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentMethodType {
   object: "payment_method_type";
-  type: "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
-  flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference";
+  type: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "wallet";
   display_name: DisplayName;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   fee: MethodFee;
@@ -614,6 +681,7 @@ export interface Refund {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_refunded: number;
   reason: string | null;
+  note: unknown;
 }
 
 export interface RoutingDecision {
@@ -759,7 +827,7 @@ export interface WebhookEndpoint {
 export interface WebhookEventListParams {
   limit?: number;
   starting_after?: string;
-  type?: string;
+  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
 }
 
 export interface WebhookEventRecord {

@@ -26,6 +26,7 @@ __all__ = [
     "Customer",
     "CustomerCreateParams",
     "CustomerListParams",
+    "CustomerTaxId",
     "CustomerUpdateParams",
     "DisplayName",
     "FawryPayParams",
@@ -47,6 +48,9 @@ __all__ = [
     "InvoiceItem",
     "InvoiceItemParams",
     "InvoiceListParams",
+    "InvoiceNote",
+    "InvoiceNoteZatca",
+    "InvoiceNoteZatcaMessage",
     "InvoiceSendParams",
     "InvoiceZatca",
     "InvoiceZatcaMessage",
@@ -63,6 +67,8 @@ __all__ = [
     "PaymentIntentCancelParams",
     "PaymentIntentCaptureParams",
     "PaymentIntentConfirmParams",
+    "PaymentIntentConfirmParamsApplePay",
+    "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
@@ -72,7 +78,10 @@ __all__ = [
     "PaymentLinkListParams",
     "PaymentListParams",
     "PaymentMethodDetails",
+    "PaymentMethodDetailsWallet",
     "PaymentMethodParams",
+    "PaymentMethodParamsApplePay",
+    "PaymentMethodParamsGooglePay",
     "PaymentMethodType",
     "PaymentMethodTypeListParams",
     "PaymentRefundParams",
@@ -139,6 +148,7 @@ CustomerCreateParams = TypedDict("CustomerCreateParams", {
     "name": str,
     "phone": str,
     "metadata": Dict[str, Any],
+    "tax_id": Any,
 }, total=False)
 
 CustomerListParams = TypedDict("CustomerListParams", {
@@ -152,6 +162,7 @@ CustomerUpdateParams = TypedDict("CustomerUpdateParams", {
     "name": str,
     "phone": str,
     "metadata": Dict[str, Any],
+    "tax_id": Any,
 }, total=False)
 
 FawryPayParams = TypedDict("FawryPayParams", {
@@ -211,10 +222,20 @@ PaymentCaptureParams = TypedDict("PaymentCaptureParams", {
     "amount": int,
 }, total=False)
 
+PaymentMethodParamsApplePay = TypedDict("PaymentMethodParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentMethodParamsGooglePay = TypedDict("PaymentMethodParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentMethodParams = TypedDict("PaymentMethodParams", {
     "type": str,
     "card": CardParams,
     "billing_country": str,
+    "apple_pay": PaymentMethodParamsApplePay,
+    "google_pay": PaymentMethodParamsGooglePay,
 }, total=False)
 
 PaymentCustomerParams = TypedDict("PaymentCustomerParams", {
@@ -248,12 +269,22 @@ PaymentIntentCaptureParams = TypedDict("PaymentIntentCaptureParams", {
     "idempotency_key": str,
 }, total=False)
 
+PaymentIntentConfirmParamsApplePay = TypedDict("PaymentIntentConfirmParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentIntentConfirmParamsGooglePay = TypedDict("PaymentIntentConfirmParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "payment_method_id": str,
     "return_url": str,
     "client_secret": str,
     "phone": str,
     "otp": str,
+    "apple_pay": PaymentIntentConfirmParamsApplePay,
+    "google_pay": PaymentIntentConfirmParamsGooglePay,
     "idempotency_key": str,
     "installments": int,
 }, total=False)
@@ -482,14 +513,25 @@ class CryptoDetails(Model):
 @register
 @dataclass(eq=False)
 class Customer(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'tax_id': ('CustomerTaxId', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     email: Optional[str] = None
     name: Optional[str] = None
     phone: Optional[str] = None
     metadata: Optional[Dict[str, Any]] = None
+    tax_id: Optional[CustomerTaxId] = None
     created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class CustomerTaxId(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    value: Optional[str] = None
+    country: Optional[str] = None
+    tax_office: Optional[str] = None
 
 
 @register
@@ -602,7 +644,7 @@ class IntentRefund(Model):
 @register
 @dataclass(eq=False)
 class Invoice(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False), 'notes': ('InvoiceNote', True)}
     id: Optional[str] = None
     object: Optional[str] = None
     number: Optional[str] = None
@@ -627,6 +669,7 @@ class Invoice(Model):
     zatca: Optional[InvoiceZatca] = None
     livemode: Optional[bool] = None
     created_at: Optional[str] = None
+    notes: Optional[List[InvoiceNote]] = None
 
 
 @register
@@ -636,6 +679,44 @@ class InvoiceItem(Model):
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNote(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'zatca': ('InvoiceNoteZatca', False)}
+    id: Optional[str] = None
+    kind: Optional[str] = None
+    number: Optional[str] = None
+    amount: Optional[int] = None
+    tax: Optional[int] = None
+    reason: Optional[str] = None
+    created_at: Optional[str] = None
+    zatca: Optional[InvoiceNoteZatca] = None
+    gib: Optional[Dict[str, Any]] = None
+    eta: Optional[Dict[str, Any]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatca(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceNoteZatcaMessage', True)}
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    icv: Optional[int] = None
+    hash: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceNoteZatcaMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatcaMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    code: Optional[str] = None
+    category: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -827,9 +908,19 @@ class PaymentLink(Model):
 @register
 @dataclass(eq=False)
 class PaymentMethodDetails(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False), 'wallet': ('PaymentMethodDetailsWallet', False)}
     type: Optional[str] = None
     card: Optional[CardDetails] = None
+    wallet: Optional[PaymentMethodDetailsWallet] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentMethodDetailsWallet(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    dynamic_last4: Optional[str] = None
+    auth_method: Optional[str] = None
 
 
 @register
@@ -884,6 +975,7 @@ class Refund(Model):
     currency: Optional[str] = None
     amount_refunded: Optional[int] = None
     reason: Optional[str] = None
+    note: Optional[Any] = None
 
 
 @register
@@ -1396,6 +1488,41 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "CustomerTaxId": [
+        [
+            "POST",
+            "/api/customers",
+            "200",
+            [
+                "tax_id"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers",
+            "200",
+            [
+                "data",
+                "tax_id"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers/{id}",
+            "200",
+            [
+                "tax_id"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/customers/{id}",
+            "200",
+            [
+                "tax_id"
+            ]
+        ]
+    ],
     "CustomerUpdateParams": [
         [
             "PUT",
@@ -1901,6 +2028,150 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "InvoiceNote": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatca": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatcaMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ]
+    ],
     "InvoiceSendParams": [
         [
             "PUT",
@@ -2234,6 +2505,26 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentIntentConfirmParamsApplePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentIntentConfirmParamsGooglePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "google_pay"
+            ]
+        ]
+    ],
     "PaymentIntentCreateParams": [
         [
             "POST",
@@ -2396,6 +2687,36 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "PaymentMethodDetailsWallet": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "payment_method",
+                "wallet"
+            ]
+        ]
+    ],
     "PaymentMethodParams": [
         [
             "POST",
@@ -2403,6 +2724,28 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "payment_method"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsApplePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsGooglePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "google_pay"
             ]
         ]
     ],
