@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lxml import etree
 
-from models.payments import Customer
 from services.einvoicing.gib import ubl
 from tests.billing_fixtures import call, customer
 
@@ -25,9 +24,11 @@ async def setup(client, key, expect: int = 200, **over):
 
 
 async def buyer(client, key, *, tax_id: dict | None = None, name: str = "Ayşe Yılmaz") -> str:
+    """A customer; with `tax_id`, set through the API (PUT /api/customers/:id), as a merchant sets it."""
     cid = await customer(client, key, saved_card=None, name=name)
     if tax_id is not None:
-        await Customer.filter(id=cid).update(tax_id=tax_id)
+        status, c = await call(client, "PUT", f"/api/customers/{cid}", key, {"tax_id": tax_id})
+        assert status == 200 and c["tax_id"]["value"] == tax_id["value"], c
     return cid
 
 

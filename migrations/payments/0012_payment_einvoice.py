@@ -10,7 +10,7 @@ from models.money import WhereIndex
 # rows still waiting for theirs are a partial index's.
 
 class Migration(migrations.Migration):
-    dependencies = [('payments', '0010_customer_tax_id')]
+    dependencies = [('payments', '0011_payment_wallet')]
 
     initial = False
 
