@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from rest_compat.merchant_billing import invoice_shape
 from rest_compat.routing import Call, Route
 from services.einvoicing import core
+from services.einvoicing.eta import documents as eta_documents, units as eta_units
 from services.einvoicing.zatca import documents, units
 
 
@@ -19,14 +21,40 @@ async def zatca_get(call: Call) -> dict:
     return units.unit_object(await units.get_unit(principal=call.principal), call.principal)
 
 
-async def invoices_credit_note(call: Call) -> dict:
+async def _note(call: Call, kind: str) -> dict:
+    if await eta_documents.is_eta(principal=call.principal, invoice_id=call.params["id"]):
+        return eta_documents.note_object(await eta_documents.issue_note(
+            principal=call.principal, invoice_id=call.params["id"], kind=kind, data=await call.body()))
     return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
-                                                            kind="credit_note", data=await call.body()))
+                                                            kind=kind, data=await call.body()))
+
+
+async def invoices_credit_note(call: Call) -> dict:
+    return await _note(call, "credit_note")
 
 
 async def invoices_debit_note(call: Call) -> dict:
-    return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
-                                                            kind="debit_note", data=await call.body()))
+    return await _note(call, "debit_note")
+
+
+# ---------------------------------------------------------------- ETA (services.einvoicing.eta)
+
+async def eta_setup(call: Call) -> dict:
+    unit = await eta_units.setup(principal=call.principal, data=await call.body())
+    return eta_units.unit_object(unit, call.principal)
+
+
+async def eta_get(call: Call) -> dict:
+    return eta_units.unit_object(await eta_units.get_unit(principal=call.principal), call.principal)
+
+
+async def invoices_eta(call: Call) -> dict:
+    return await eta_documents.document_json(principal=call.principal, invoice_id=call.params["id"])
+
+
+async def invoices_cancel_einvoice(call: Call) -> dict:
+    return invoice_shape(await eta_documents.cancel(principal=call.principal, invoice_id=call.params["id"],
+                                                    data=await call.body()))
 
 
 # ---------------------------------------------------------------- any authority (services.einvoicing.core)
@@ -70,6 +98,20 @@ ROUTES: list[Route] = [
           request_fields=("amount", "reason"), response_fields=_NOTE),
     Route("POST", "/invoices/{id}/debit-notes", invoices_debit_note, summary="Issue a ZATCA debit note (383)",
           request_fields=("amount", "reason"), response_fields=_NOTE),
+]
+
+_ETA_UNIT = ("id", "status", "rin", "activity_code", "receipts", "certificate_serial", "certificate_expires_at")
+ROUTES += [
+    Route("POST", "/einvoicing/eta/setup", eta_setup,
+          summary="Set up the merchant's ETA unit (e-invoices and e-receipts, Egypt)",
+          request_fields=("rin", "name", "branch", "activity_code", "client_id", "client_secret", "certificate",
+                          "private_key", "pos", "receipts", "default_item_code"), response_fields=_ETA_UNIT),
+    Route("GET", "/einvoicing/eta", eta_get, summary="The ETA unit of this mode", response_fields=_ETA_UNIT),
+    Route("GET", "/invoices/{id}/eta", invoices_eta, summary="The invoice's ETA document as submitted (signed)",
+          response_fields=("object", "invoice_id", "uuid", "long_id", "status", "document", "notes")),
+    Route("POST", "/invoices/{id}/cancel-einvoice", invoices_cancel_einvoice,
+          summary="Cancel a valid ETA e-invoice (within ETA's window)", request_fields=("reason",),
+          response_fields=("id", "eta")),
 ]
 
 ROUTES += [

@@ -11,7 +11,7 @@ the shaper returns (the pytest contract test and schemathesis hold them to it).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rest_compat.routing import Interface, Route
@@ -560,7 +560,9 @@ SUBSCRIPTION = shape({
     "amount": INT, "currency": CURRENCY, "interval": INTERVAL, "interval_count": INT, "next_billing": null(DATE),
     "current_period_start": null(TS), "current_period_end": null(TS), "latest_invoice": null(STR),
     "metadata": METADATA_OUT, "livemode": BOOL, "created_at": TS, "paused_at": null(TS), "cancelled_at": null(TS)})
-INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT})
+INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT, "item_code": STR,
+                      "item_type": enum(("EGS", "GS1")), "unit_type": STR},
+                     optional=("item_code", "item_type", "unit_type"))
 INVOICE = shape({
     "id": STR, "object": const("invoice"), "number": STR, "status": INVOICE_STATUS, "customer_id": STR,
     "subscription_id": null(STR), "currency": CURRENCY, "items": arr(INVOICE_ITEM), "subtotal": INT,
@@ -601,7 +603,10 @@ MERCHANT.update({
     ("POST", "/invoices"): Op(
         INVOICE, body({"customer_id": text(64), "currency": CURRENCY,
                        "items": arr(body({"name": text(200, 1), "amount": amount(0),
-                                          "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000}},
+                                          "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+                                          "item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
+                                          "item_type": enum(("EGS", "GS1")),
+                                          "unit_type": text(10, 1, pattern=r"^\s*[A-Za-z0-9]+\s*$")},
                                          required=("name", "amount")), minItems=1, maxItems=100),
                        "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
                       required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
@@ -682,6 +687,69 @@ MERCHANT.update({
                      required=("authority", "minutes")),
         errors=(403,), description="Test mode only: the authority's simulator is unreachable for this merchant for "
                                    "`minutes` of its test clock (0 ends it)."),
+})
+
+# ---- merchant /api: ETA e-invoicing, Egypt (rest_compat/merchant_einvoicing.py; services/einvoicing/eta).
+ETA_ERROR = shape({"path": STR, "code": STR, "message": STR})
+ETA_BLOCK = shape({"document_id": STR, "type": enum(("I", "C", "D")), "uuid": null(STR), "long_id": null(STR),
+                   "submission_id": null(STR), "internal_id": STR,
+                   "status": enum(("pending", "submitted", "valid", "invalid", "rejected", "cancelled")),
+                   "errors": arr(ETA_ERROR)})
+INVOICE["properties"]["eta"] = null(ETA_BLOCK)
+INVOICE["required"].append("eta")
+ETA_ADDRESS = shape({"country": STR, "governate": STR, "region_city": STR, "street": STR, "building_number": STR})
+ETA_UNIT = shape({
+    "object": const("eta_unit"), "id": null(STR), "status": enum(("not_set_up", "active")), "livemode": BOOL,
+    "rin": null(STR), "name": null(STR), "branch": null(shape({"id": STR, "address": ETA_ADDRESS})),
+    "activity_code": null(STR), "pos": null(shape({"serial": STR, "os_version": STR})),
+    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "certificate_serial": null(STR),
+    "certificate_expires_at": null(TS), "certificate_self_signed": null(BOOL), "documents_issued": INT,
+    "receipts_issued": INT, "created_at": null(TS), "updated_at": null(TS)})
+ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("credit_note", "debit_note")),
+                  "invoice_id": STR, "number": STR, "amount": INT, "tax": INT, "reason": null(STR), "eta": ETA_BLOCK,
+                  "livemode": BOOL, "created_at": TS})
+ETA_DOCUMENT = shape({"object": const("eta_document"), "invoice_id": STR, **ETA_BLOCK["properties"],
+                      "issued_at": TS, "document": {"type": "object", "description": "ETA's JSON, as submitted"},
+                      "notes": arr({"type": "object"})})
+_ETA_TEXT = {"type": "string", "minLength": 1}
+# a note answer is ZATCA's (its block's fields inline) or ETA's (an `eta` block), by the invoice's authority
+NOTE_ANSWER = shape({**{k: v for k, v in ZATCA_NOTE["properties"].items() if k not in ("object", "type", "uuid", "status")},
+                     "object": enum(("zatca_document", "eta_document")), "type": STR, "uuid": null(STR),
+                     "status": enum(("pending", "reported", "cleared", "rejected")), "eta": ETA_BLOCK},
+                    optional=("type", "uuid", "icv", "hash", "status", "messages", "eta"))
+for _note_route in (("POST", "/invoices/{id}/credit-notes"), ("POST", "/invoices/{id}/debit-notes")):
+    MERCHANT[_note_route] = replace(MERCHANT[_note_route], response=NOTE_ANSWER,
+                                    description=MERCHANT[_note_route].description
+                                    + " An ETA e-invoice's note is ETA's (C or D, on a valid invoice).")
+MERCHANT.update({
+    ("POST", "/einvoicing/eta/setup"): Op(
+        ETA_UNIT, body({"rin": {"type": "string", "pattern": "^\\s*[0-9]{9}\\s*$"}, "name": text(200, 1),
+                        "branch": body({"id": {"type": "string", "pattern": "^\\s*[0-9]{1,20}\\s*$"},
+                                        "address": body({"country": const("EG"), "governate": text(100, 1),
+                                                         "region_city": text(100, 1), "street": text(200, 1),
+                                                         "building_number": text(100, 1)},
+                                                        required=("country", "governate", "region_city", "street",
+                                                                  "building_number"))},
+                                       required=("address",)),
+                        "activity_code": {"type": "string", "pattern": "^\\s*[0-9]{4}\\s*$"},
+                        "client_id": text(200, 1), "client_secret": text(500, 1),
+                        "certificate": {"type": "string", "maxLength": 20000},
+                        "private_key": {"type": "string", "maxLength": 20000},
+                        "pos": body({"serial": text(100, 1), "os_version": text(100, 1)},
+                                    required=("serial", "os_version")),
+                        "receipts": enum(("all", "on_request")),
+                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$")},
+                       required=("rin", "name", "branch", "activity_code", "client_id", "client_secret")),
+        description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
+                    "certificate and private_key, a self-signed certificate is made. Again: new credentials or "
+                    "certificate, the same numbering and receipt chain."),
+    ("GET", "/einvoicing/eta"): Op(ETA_UNIT),
+    ("GET", "/invoices/{id}/eta"): Op(ETA_DOCUMENT, description="The ETA document as submitted (signed), its "
+                                                                "state, and its notes'."),
+    ("POST", "/invoices/{id}/cancel-einvoice"): Op(INVOICE, body({"reason": text(200, 1)}, required=("reason",)),
+                                                   errors=(503,),
+                                                   description="Cancels a valid ETA e-invoice within ETA's window "
+                                                               "(7 days)."),
 })
 
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,

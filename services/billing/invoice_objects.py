@@ -19,6 +19,6 @@ def invoice_object(inv: Invoice) -> dict:
             "customer_id": inv.customer_id, "subscription_id": inv.subscription_id, "currency": inv.currency,
             "items": inv.items, "subtotal": inv.subtotal, "tax_rate": inv.tax_rate, "tax": inv.tax,
             "total": inv.total, "due_date": inv.due_date.isoformat(), **urls(inv), "sent_to": inv.sent_to,
-            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id, "zatca": inv.zatca,
+            "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id, "zatca": inv.zatca, "eta": inv.eta,
             "notes": inv.notes or [],
             "livemode": inv.livemode, "created_at": iso(inv.created_at)}
