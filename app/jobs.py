@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services.billing import subscriptions
 from services.einvoicing import core as einvoicing_core
-from services.einvoicing.eta import documents as eta_documents
+from services.einvoicing.eta import authority as eta_authority
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
@@ -18,4 +18,4 @@ def register_job_kinds() -> None:
     local_methods.install()          # fawry.expire, and the local methods' intent flows
     zatca_documents.register_jobs()  # zatca.submit, and ZATCA as an e-invoicing authority
     einvoicing_core.register_jobs()  # einvoicing.submit (the other authorities' documents)
-    eta_documents.register_jobs()    # ETA (Egypt) as an e-invoicing authority and its sender
+    eta_authority.register_jobs()    # ETA (Egypt): the authority, its sender, eta.receipt_build and _submit

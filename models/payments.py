@@ -81,6 +81,7 @@ class Payment(Model):
     # (services.payments.installments); null when paid in one go. The count again, for grouping.
     installments = fields.JSONField(null=True)
     installment_count = fields.SmallIntField(default=1, null=True)
+    eta_receipt = fields.JSONField(null=True)                     # the ETA e-receipt: {uuid, number, status, ...}
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

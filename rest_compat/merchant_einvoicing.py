@@ -8,7 +8,7 @@ from aiohttp import web
 from rest_compat.merchant_billing import invoice_shape
 from rest_compat.routing import Call, Route
 from services.einvoicing import core
-from services.einvoicing.eta import documents as eta_documents, units as eta_units
+from services.einvoicing.eta import documents as eta_documents, receipts as eta_receipts, units as eta_units
 from services.einvoicing.zatca import documents, units
 
 
@@ -50,6 +50,10 @@ async def eta_get(call: Call) -> dict:
 
 async def invoices_eta(call: Call) -> dict:
     return await eta_documents.document_json(principal=call.principal, invoice_id=call.params["id"])
+
+
+async def payments_eta_receipt(call: Call) -> dict:
+    return await eta_receipts.receipt_of(principal=call.principal, payment_id=call.params["id"])
 
 
 async def invoices_cancel_einvoice(call: Call) -> dict:
@@ -112,6 +116,9 @@ ROUTES += [
     Route("POST", "/invoices/{id}/cancel-einvoice", invoices_cancel_einvoice,
           summary="Cancel a valid ETA e-invoice (within ETA's window)", request_fields=("reason",),
           response_fields=("id", "eta")),
+    Route("GET", "/payments/{id}/eta-receipt", payments_eta_receipt,
+          summary="The payment's ETA e-receipt as submitted, its QR code URL, and its return receipts",
+          response_fields=("object", "payment_id", "uuid", "number", "status", "qr_url", "receipt", "returns")),
 ]
 
 ROUTES += [

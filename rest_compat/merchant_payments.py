@@ -33,7 +33,8 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
                                        **({"networks": p.card_networks} if p.card_networks else {})}},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
-           "dispute": dispute, "installments": installments.as_object(p.installments)}
+           "dispute": dispute, "installments": installments.as_object(p.installments),
+           "eta_receipt": p.eta_receipt}
     return out
 
 

@@ -711,7 +711,26 @@ ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("cre
 ETA_DOCUMENT = shape({"object": const("eta_document"), "invoice_id": STR, **ETA_BLOCK["properties"],
                       "issued_at": TS, "document": {"type": "object", "description": "ETA's JSON, as submitted"},
                       "notes": arr({"type": "object"})})
-_ETA_TEXT = {"type": "string", "minLength": 1}
+ETA_RECEIPT_REF = shape({"document_id": STR, "uuid": STR, "number": STR, "status": enum(("queued", "valid", "invalid")),
+                         "qr_url": STR, "amount": INT})
+ETA_RECEIPT_BLOCK = shape({"uuid": null(STR), "number": null(STR),
+                           "status": enum(("queued", "not_issued", "valid", "invalid")), "qr_url": STR,
+                           "document_id": STR, "amount": INT, "reason": STR, "returns": arr(ETA_RECEIPT_REF)},
+                          optional=("qr_url", "document_id", "amount", "reason", "returns"),
+                          description="the Egyptian e-receipt (ETA): queued with the payment, built and submitted "
+                                      "by the scheduler")
+PAYMENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
+PAYMENT["required"].append("eta_receipt")
+MERCHANT[("POST", "/payments/create")].request["properties"]["eta_receipt"] = {
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only; a merchant set up with receipts: all "
+                                      "gets one for every EGP payment)"}
+MERCHANT[("POST", "/payments/create")].request["allOf"].append(
+    {"if": {"properties": {"eta_receipt": {"const": True}}, "required": ["eta_receipt"]},
+     "then": {"properties": {"currency": {"const": "EGP"}}}})
+ETA_RECEIPT_DOC = {**ETA_RECEIPT_REF["properties"], "previous_uuid": STR, "errors": arr(ETA_ERROR),
+                   "receipt": {"type": "object", "description": "ETA's receipt JSON, as submitted"}}
+ETA_RECEIPT_ANSWER = shape({"object": const("eta_receipt"), "payment_id": STR, **ETA_RECEIPT_DOC,
+                            "returns": arr(shape(ETA_RECEIPT_DOC))})
 # a note answer is ZATCA's (its block's fields inline) or ETA's (an `eta` block), by the invoice's authority
 NOTE_ANSWER = shape({**{k: v for k, v in ZATCA_NOTE["properties"].items() if k not in ("object", "type", "uuid", "status")},
                      "object": enum(("zatca_document", "eta_document")), "type": STR, "uuid": null(STR),
@@ -744,6 +763,8 @@ MERCHANT.update({
                     "certificate and private_key, a self-signed certificate is made. Again: new credentials or "
                     "certificate, the same numbering and receipt chain."),
     ("GET", "/einvoicing/eta"): Op(ETA_UNIT),
+    ("GET", "/payments/{id}/eta-receipt"): Op(ETA_RECEIPT_ANSWER, description="404 until the scheduler built the "
+                                                                          "receipt."),
     ("GET", "/invoices/{id}/eta"): Op(ETA_DOCUMENT, description="The ETA document as submitted (signed), its "
                                                                 "state, and its notes'."),
     ("POST", "/invoices/{id}/cancel-einvoice"): Op(INVOICE, body({"reason": text(200, 1)}, required=("reason",)),

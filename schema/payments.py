@@ -149,6 +149,33 @@ def _installments(root) -> Installments | None:
 
 
 @strawberry.type
+class EtaReceiptRef:
+    document_id: str
+    uuid: str
+    number: str
+    status: str = strawberry.field(description="queued, valid or invalid")
+    qr_url: str = strawberry.field(description="ETA's receipt URL for the QR code (uuid, issue time, total, RIN)")
+    amount: MinorAmount
+
+
+@strawberry.type
+class PaymentEtaReceipt:
+    uuid: str | None
+    number: str | None
+    status: str = strawberry.field(description="queued (not built yet), not_issued, valid or invalid")
+    qr_url: str | None
+    returns: list[EtaReceiptRef]
+
+
+def _eta_receipt(root) -> PaymentEtaReceipt | None:
+    r = getattr(root._row, "eta_receipt", None)
+    if not r:
+        return None
+    return PaymentEtaReceipt(uuid=r.get("uuid"), number=r.get("number"), status=r["status"], qr_url=r.get("qr_url"),
+                             returns=[EtaReceiptRef(**x) for x in r.get("returns") or []])
+
+
+@strawberry.type
 class Payment(Node):
     id: strawberry.ID
     status: str
@@ -172,6 +199,8 @@ class Payment(Node):
     receipt_url: str | None = strawberry.field(description="The HTML receipt (no key needed), once paid")
     installments: Installments | None = strawberry.field(resolver=_installments,
                                                          description="The installment terms (null: paid in one go)")
+    eta_receipt: PaymentEtaReceipt | None = strawberry.field(
+        resolver=_eta_receipt, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
     _row: strawberry.Private[Any] = None
 
     @strawberry.field
@@ -267,6 +296,7 @@ class PaymentCreateInput:
     capture_method: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    eta_receipt: bool | None = strawberry.UNSET
 
 
 @strawberry.type

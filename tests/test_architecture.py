@@ -94,4 +94,5 @@ async def test_every_domain_job_kind_is_registered_at_start(client):
     assert [j.name for j in scheduler.JOBS] == ["settlement.settle", "settlement.payout", "dispute.open",
                                                 "dispute.decide", "subscription.renewal",
                                                 "subscription.dunning_retry", "intent.expire", "fawry.expire",
-                                                "zatca.submit", "einvoicing.submit"]
+                                                "zatca.submit", "einvoicing.submit", "eta.receipt_build",
+                                                "eta.receipt_submit"]

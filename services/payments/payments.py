@@ -22,6 +22,7 @@ from models import _lookup as lookup
 from models import _rows as rows_
 from models.billing import SavedCard
 from models.core import ListCount, Merchant
+from models.einvoicing import EinvoiceRequest
 from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
@@ -61,6 +62,7 @@ class CreateRequest:
     receipt_locale: str | None = None        # the checkout page's language, for the receipt
     installments: int | None = None          # pay in this many installments (services.payments.installments)
     card_issuer: installments.Issuer | None = None   # a held card's (no number in memory any more)
+    eta_receipt: bool = False                # an ETA e-receipt asked for (EGP; services.einvoicing.eta)
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -81,6 +83,7 @@ def parse_create(data: dict) -> CreateRequest:
     capture = f.bool("capture", default=None)
     method = f.enum("capture_method", ("automatic", "manual"), default=None)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
+    eta_receipt = check_eta_receipt(f, currency)
     f.reject_unknown(also=("idempotency_key",))
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
@@ -91,7 +94,28 @@ def parse_create(data: dict) -> CreateRequest:
     return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
-                         metadata=metadata, description=description)
+                         metadata=metadata, description=description, eta_receipt=eta_receipt)
+
+
+def check_eta_receipt(f: Fields, currency: str) -> bool:
+    """`eta_receipt: true` asks for an Egyptian e-receipt: EGP payments only."""
+    asked = f.bool("eta_receipt", default=False)
+    if asked and currency != "EGP":
+        raise ValidationError("eta_receipt: an ETA e-receipt is for EGP payments only", param="eta_receipt")
+    return asked
+
+
+def eta_receipt_request(p: Any, *, asked: bool, now: datetime) -> EinvoiceRequest | None:
+    """An EGP payment's e-receipt request, written with the payment (the ETA job builds, chains
+    and submits the receipt later, or drops the request when the merchant has no ETA unit or
+    gives receipts on request only and none was asked). The payment shows it queued when asked."""
+    if p.currency != "EGP":
+        return None
+    if asked:
+        p.eta_receipt = {"uuid": None, "number": None, "status": "queued"}
+    return rows_.new(EinvoiceRequest, id=new_id("eir"), merchant_id=p.merchant_id, livemode=p.livemode,
+                     authority="eta", kind="receipt", payment_id=p.id, refund_id=None, amount=p.amount,
+                     currency=p.currency, asked=asked, due_at=now, created_at=now)
 
 
 def _fingerprint_params(data: dict) -> dict:
@@ -340,6 +364,9 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                                  source="payment", customer=customer, locale=req.receipt_locale, market=market)
         if receipt is not None:
             rows.append(receipt)
+        eta = eta_receipt_request(p, asked=req.eta_receipt, now=now)
+        if eta is not None:
+            rows.append(eta)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows += events.rows(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write

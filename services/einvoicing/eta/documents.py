@@ -419,7 +419,7 @@ async def document_json(*, principal: Principal, invoice_id: str) -> dict:
             "notes": [{"id": n.id, "kind": n.kind, **eta_of(n), "document": json.loads(n.body)} for n in notes]}
 
 
-async def _document(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:
+async def document_file(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:
     if doc_id == inv.id:
         doc = await lookup.first(EinvoiceDocument, invoice_id=inv.id, kind="invoice", authority=AUTHORITY)
     else:
@@ -427,17 +427,3 @@ async def _document(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:
     if doc is None:
         return None
     return f"{doc.number}.json", "application/json", doc.body.encode("utf-8")
-
-
-async def _refund(**kw) -> dict | None:
-    return await credit_for_refund(**kw)
-
-
-AUTHORITY_ENTRY = core.Authority(AUTHORITY, finalise=finalise, refund=_refund, document=_document,
-                                 prefixes=(PREFIX + "_",))
-
-
-def register_jobs() -> None:
-    """ETA as an e-invoicing authority and its sender (app/jobs.py)."""
-    core.register(AUTHORITY_ENTRY)
-    core.register_sender(AUTHORITY, SENDER)
