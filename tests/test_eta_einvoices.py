@@ -355,3 +355,34 @@ async def test_graphql_twins(client, merchant):
       eta { status } userErrors { code field } } }""", {"input": {"invoiceId": inv["id"], "reason": "Twice"}},
                        key=merchant.sk)
     assert cancel["data"]["invoiceCancelEinvoice"]["eta"] == {"status": "cancelled"}
+
+
+# ---------------------------------------------------------------- refunds of invoiced payments
+
+async def test_refund_of_a_payment_that_paid_an_eta_invoice_issues_a_credit_note(client, merchant):
+    from models.payments import Customer
+    from tests.billing_fixtures import customer
+    from tests.eta_fixtures import ADDRESS
+
+    await setup(client, merchant.sk, default_item_code="SUB-PRO", receipts="all")
+    cid = await customer(client, merchant.sk, currency="EGP")          # a saved card, paid in EGP
+    await Customer.filter(id=cid).update(tax_id={"type": "eg_rin", "value": "200300400", "country": "EG"},
+                                         metadata=ADDRESS)
+    status, sub = await call(client, "POST", "/api/subscriptions", merchant.sk,
+                             {"customer_id": cid, "plan": "Pro", "amount": 11400, "currency": "EGP", "interval": "month"})
+    assert status == 200, sub
+    status, inv = await call(client, "GET", f"/api/invoices/{sub['latest_invoice']}", merchant.sk)
+    assert inv["status"] == "paid" and inv["eta"]["status"] == "valid" and inv["payment_id"]
+    doc = (await call(client, "GET", f"/api/invoices/{inv['id']}/eta", merchant.sk))[1]["document"]
+    assert doc["invoiceLines"][0]["itemCode"] == "EG-100200300-SUB-PRO"
+    status, r = await call(client, "POST", f"/api/payments/{inv['payment_id']}/refund", merchant.sk,
+                           {"amount": 5700, "reason": "Downgrade"})
+    assert status == 200, r
+    notes = await EinvoiceDocument.filter(invoice_id=inv["id"], kind="credit_note")
+    assert len(notes) == 1 and (notes[0].amount, notes[0].reason, notes[0].status) == (5700, "Downgrade", "valid")
+    assert canonical.loads(notes[0].body)["references"] == [inv["eta"]["uuid"]]
+    status, again = await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk)
+    assert [(n["kind"], n["amount"], n["eta"]["type"]) for n in again["notes"]] == [("credit_note", 5700, "C")]
+    # a B2B payment is on its e-invoice, not on an e-receipt
+    await advance(client, merchant.sk, days=1)
+    assert not await EinvoiceDocument.filter(payment_id=inv["payment_id"]).exists()

@@ -11,6 +11,7 @@ import hashlib
 from models.einvoicing import EinvoiceDocument, EinvoiceRequest, EinvoiceUnit
 from services.einvoicing.eta import canonical, receipts
 from tests.billing_fixtures import call
+from tests.conftest import gql
 from tests.eta_fixtures import setup
 from tests.payments_fixtures import APPROVED, card
 
@@ -80,12 +81,22 @@ async def test_every_egp_payment_gets_a_chained_receipt_built_and_submitted_by_t
     assert len({d.external["submission_id"] for d in docs}) == 1
     unit = await EinvoiceUnit.get(merchant_id=merchant.id)
     assert (unit.receipt_seq, unit.chain_head, unit.seq) == (2, r2["uuid"], 0)
+    status, out = await gql(client, """query($id: ID!) { payment(id: $id) { etaReceipt { uuid number status qrUrl
+      returns { number } } } }""", {"id": first["id"]}, key=merchant.sk)
+    assert status == 200 and out["data"]["payment"]["etaReceipt"] == {
+        "uuid": r1["uuid"], "number": "RCP-00000001", "status": "valid", "qrUrl": r1["qr_url"], "returns": []}, out
 
 
-async def test_on_request_only_payments_that_ask_and_bad_input(client, merchant):
+async def test_on_request_only_payments_that_ask_and_bad_input(client, merchant, clock):
     await setup(client, merchant.sk)            # receipts: on_request (the default)
     plain = await pay(client, merchant.sk)
     asked = await pay(client, merchant.sk, eta_receipt=True)
+    clock.advance(1)
+    status, out = await gql(client, """mutation($input: PaymentCreateInput!) { paymentCreate(input: $input) {
+      payment { etaReceipt { status uuid } } userErrors { field code } } }""",
+                            {"input": {"amount": 1000, "currency": "EGP", "etaReceipt": True,
+                                       "paymentMethod": {"card": {"number": APPROVED, "expMonth": 12, "expYear": 2030}}}}, key=merchant.sk)
+    assert status == 200 and out["data"]["paymentCreate"]["payment"]["etaReceipt"] == {"status": "queued", "uuid": None}, out
     assert plain["eta_receipt"] is None
     assert asked["eta_receipt"] == {"uuid": None, "number": None, "status": "queued"}
     status, out = await call(client, "POST", "/api/payments/create", merchant.sk,

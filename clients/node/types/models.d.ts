@@ -206,6 +206,8 @@ export interface Invoice {
   zatca: InvoiceZatca | null;
   livemode: boolean;
   created_at: string;
+  notes: Array<InvoiceNote>;
+  eta: InvoiceEta | null;
 }
 
 export interface InvoiceCreateParams {
@@ -218,16 +220,39 @@ export interface InvoiceCreateParams {
   metadata?: Record<string, unknown> | null;
 }
 
+export interface InvoiceEta {
+  document_id: string;
+  type: "C" | "D" | "I";
+  uuid: string | null;
+  long_id: string | null;
+  submission_id: string | null;
+  internal_id: string;
+  status: "cancelled" | "invalid" | "pending" | "rejected" | "submitted" | "valid";
+  errors: Array<InvoiceEtaError>;
+}
+
+export interface InvoiceEtaError {
+  path: string;
+  code: string;
+  message: string;
+}
+
 export interface InvoiceItem {
   name: string;
   amount: number;
   quantity: number;
+  item_code?: string;
+  item_type?: "EGS" | "GS1";
+  unit_type?: string;
 }
 
 export interface InvoiceItemParams {
   name: string;
   amount: number;
   quantity?: number | null;
+  item_code?: string | null;
+  item_type?: "EGS" | "GS1" | null;
+  unit_type?: string | null;
 }
 
 export interface InvoiceListParams {
@@ -236,6 +261,35 @@ export interface InvoiceListParams {
   status?: "draft" | "paid" | "sent";
   customer_id?: string;
   subscription_id?: string;
+}
+
+export interface InvoiceNote {
+  id: string;
+  kind: "credit_note" | "debit_note" | "return";
+  number: string;
+  amount: number;
+  tax: number;
+  reason: string | null;
+  created_at: string | null;
+  zatca?: InvoiceNoteZatca;
+  gib?: Record<string, unknown>;
+  eta?: Record<string, unknown>;
+}
+
+export interface InvoiceNoteZatca {
+  type: "simplified" | "standard";
+  uuid: string;
+  icv: number;
+  hash: string;
+  status: "cleared" | "pending" | "rejected" | "reported";
+  messages: Array<InvoiceNoteZatcaMessage>;
+}
+
+export interface InvoiceNoteZatcaMessage {
+  type: string;
+  code: string;
+  category: string;
+  message: string;
 }
 
 export interface InvoiceSendParams {
@@ -301,6 +355,7 @@ export interface Payment {
   receipt_url?: string | null;
   dispute: PaymentDispute | null;
   receipt?: Receipt | null;
+  eta_receipt?: PaymentEtaReceipt | null;
   installments?: Installments | null;
 }
 
@@ -328,6 +383,7 @@ export interface PaymentCreateParams {
   capture?: boolean | null;
   capture_method?: "automatic" | "manual" | null;
   idempotency_key?: string | null;
+  eta_receipt?: boolean | null;
   installments?: number | null;
 }
 
@@ -348,6 +404,26 @@ export interface PaymentDispute {
   evidence_due_by: string;
   created_at: string;
   closed_at: string | null;
+}
+
+export interface PaymentEtaReceipt {
+  uuid?: string | null;
+  number?: string | null;
+  status?: "invalid" | "not_issued" | "queued" | "valid";
+  qr_url?: string;
+  document_id?: string;
+  amount?: number;
+  reason?: string;
+  returns?: Array<PaymentEtaReceiptReturn>;
+}
+
+export interface PaymentEtaReceiptReturn {
+  document_id?: string;
+  uuid?: string;
+  number?: string;
+  status?: "invalid" | "queued" | "valid";
+  qr_url?: string;
+  amount?: number;
 }
 
 export interface PaymentIntent {
@@ -554,6 +630,7 @@ export interface Refund {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_refunded: number;
   reason: string | null;
+  note: unknown;
 }
 
 export interface RoutingDecision {

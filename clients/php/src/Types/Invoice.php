@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Invoice extends Resource
 {
-    public const NESTED = ['items' => [InvoiceItem::class, true], 'zatca' => [InvoiceZatca::class, false]];
+    public const NESTED = ['items' => [InvoiceItem::class, true], 'zatca' => [InvoiceZatca::class, false], 'notes' => [InvoiceNote::class, true], 'eta' => [InvoiceEta::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -59,4 +59,8 @@ final class Invoice extends Resource
     public ?bool $livemode = null;
     /** @var string|null */
     public ?string $created_at = null;
+    /** @var list<InvoiceNote>|null */
+    public ?array $notes = null;
+    /** @var InvoiceEta|null */
+    public ?InvoiceEta $eta = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Payment extends Resource
 {
-    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'installments' => [Installments::class, false]];
+    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'eta_receipt' => [PaymentEtaReceipt::class, false], 'installments' => [Installments::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -53,6 +53,8 @@ final class Payment extends Resource
     public ?PaymentDispute $dispute = null;
     /** @var Receipt|null */
     public ?Receipt $receipt = null;
+    /** @var PaymentEtaReceipt|null */
+    public ?PaymentEtaReceipt $eta_receipt = null;
     /** @var Installments|null */
     public ?Installments $installments = null;
 }

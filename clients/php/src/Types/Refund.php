@@ -25,4 +25,6 @@ final class Refund extends Resource
     public ?int $amount_refunded = null;
     /** @var string|null */
     public ?string $reason = null;
+    /** @var mixed */
+    public mixed $note = null;
 }

@@ -37,9 +37,14 @@ __all__ = [
     "IntentRefund",
     "Invoice",
     "InvoiceCreateParams",
+    "InvoiceEta",
+    "InvoiceEtaError",
     "InvoiceItem",
     "InvoiceItemParams",
     "InvoiceListParams",
+    "InvoiceNote",
+    "InvoiceNoteZatca",
+    "InvoiceNoteZatcaMessage",
     "InvoiceSendParams",
     "InvoiceZatca",
     "InvoiceZatcaMessage",
@@ -52,6 +57,8 @@ __all__ = [
     "PaymentCreateParams",
     "PaymentCustomerParams",
     "PaymentDispute",
+    "PaymentEtaReceipt",
+    "PaymentEtaReceiptReturn",
     "PaymentIntent",
     "PaymentIntentCancelParams",
     "PaymentIntentConfirmParams",
@@ -154,6 +161,9 @@ InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "name": str,
     "amount": int,
     "quantity": int,
+    "item_code": str,
+    "item_type": str,
+    "unit_type": str,
 }, total=False)
 
 InvoiceCreateParams = TypedDict("InvoiceCreateParams", {
@@ -206,6 +216,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "capture": bool,
     "capture_method": str,
     "idempotency_key": str,
+    "eta_receipt": bool,
     "installments": int,
 }, total=False)
 
@@ -518,7 +529,7 @@ class IntentRefund(Model):
 @register
 @dataclass(eq=False)
 class Invoice(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False), 'notes': ('InvoiceNote', True), 'eta': ('InvoiceEta', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     number: Optional[str] = None
@@ -543,6 +554,31 @@ class Invoice(Model):
     zatca: Optional[InvoiceZatca] = None
     livemode: Optional[bool] = None
     created_at: Optional[str] = None
+    notes: Optional[List[InvoiceNote]] = None
+    eta: Optional[InvoiceEta] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceEta(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'errors': ('InvoiceEtaError', True)}
+    document_id: Optional[str] = None
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    long_id: Optional[str] = None
+    submission_id: Optional[str] = None
+    internal_id: Optional[str] = None
+    status: Optional[str] = None
+    errors: Optional[List[InvoiceEtaError]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceEtaError(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    path: Optional[str] = None
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -552,6 +588,47 @@ class InvoiceItem(Model):
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
+    item_code: Optional[str] = None
+    item_type: Optional[str] = None
+    unit_type: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNote(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'zatca': ('InvoiceNoteZatca', False)}
+    id: Optional[str] = None
+    kind: Optional[str] = None
+    number: Optional[str] = None
+    amount: Optional[int] = None
+    tax: Optional[int] = None
+    reason: Optional[str] = None
+    created_at: Optional[str] = None
+    zatca: Optional[InvoiceNoteZatca] = None
+    gib: Optional[Dict[str, Any]] = None
+    eta: Optional[Dict[str, Any]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatca(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('InvoiceNoteZatcaMessage', True)}
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    icv: Optional[int] = None
+    hash: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[InvoiceNoteZatcaMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteZatcaMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    code: Optional[str] = None
+    category: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -609,7 +686,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'installments': ('Installments', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'eta_receipt': ('PaymentEtaReceipt', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -631,6 +708,7 @@ class Payment(Model):
     receipt_url: Optional[str] = None
     dispute: Optional[PaymentDispute] = None
     receipt: Optional[Receipt] = None
+    eta_receipt: Optional[PaymentEtaReceipt] = None
     installments: Optional[Installments] = None
 
 
@@ -659,6 +737,32 @@ class PaymentDispute(Model):
     evidence_due_by: Optional[str] = None
     created_at: Optional[str] = None
     closed_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentEtaReceipt(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'returns': ('PaymentEtaReceiptReturn', True)}
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    document_id: Optional[str] = None
+    amount: Optional[int] = None
+    reason: Optional[str] = None
+    returns: Optional[List[PaymentEtaReceiptReturn]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentEtaReceiptReturn(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    document_id: Optional[str] = None
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    amount: Optional[int] = None
 
 
 @register
@@ -796,6 +900,7 @@ class Refund(Model):
     currency: Optional[str] = None
     amount_refunded: Optional[int] = None
     reason: Optional[str] = None
+    note: Optional[Any] = None
 
 
 @register
@@ -1531,6 +1636,97 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "InvoiceEta": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "eta"
+            ]
+        ]
+    ],
+    "InvoiceEtaError": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ]
+    ],
     "InvoiceItem": [
         [
             "POST",
@@ -1590,6 +1786,150 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/invoices",
             "query",
             []
+        ]
+    ],
+    "InvoiceNote": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatca": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca"
+            ]
+        ]
+    ],
+    "InvoiceNoteZatcaMessage": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "zatca",
+                "messages"
+            ]
         ]
     ],
     "InvoiceSendParams": [
@@ -1844,6 +2184,63 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "data",
                 "dispute"
+            ]
+        ]
+    ],
+    "PaymentEtaReceipt": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "eta_receipt"
+            ]
+        ]
+    ],
+    "PaymentEtaReceiptReturn": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "eta_receipt",
+                "returns"
             ]
         ]
     ],
