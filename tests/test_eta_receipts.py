@@ -76,6 +76,14 @@ async def test_every_egp_payment_gets_a_chained_receipt_built_and_submitted_by_t
     status, p = await call(client, "GET", f"/api/payments/{first['id']}", merchant.sk)
     assert p["eta_receipt"] == {"document_id": row.id, "uuid": r1["uuid"], "number": "RCP-00000001", "status": "valid",
                                 "qr_url": r1["qr_url"], "amount": 1000, "returns": []}
+    # the receipt page (and so its print) carries ETA's QR code; its text version the URL
+    from tests.checkout_fixtures import path_of
+    r = await client.get(path_of(p["receipt_url"]), headers={"Accept": "text/html"})
+    html = await r.text()
+    assert r.status == 200 and 'data-testid="receipt-eta-qr"' in html and "<svg" in html
+    assert f'href="{r1["qr_url"]}"' in html.replace("&amp;", "&").replace("&#35;", "#")
+    r = await client.get(path_of(p["receipt_url"]), headers={"Accept": "text/plain"})
+    assert f"ETA e-receipt: {r1['qr_url']}" in await r.text()
     # one submission for both (a batch)
     docs = await EinvoiceDocument.filter(merchant_id=merchant.id).order_by("seq")
     assert len({d.external["submission_id"] for d in docs}) == 1
