@@ -1539,3 +1539,13 @@ def document(interfaces: list[Interface], *, title: str, servers: list[str], des
                 for code, text_ in ERROR_TEXT.items()},
         },
     }
+
+# ---- /v1 intents: the ETA e-receipt (services.einvoicing.eta.receipts), as on /api payments.
+INTENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
+INTENT["required"].append("eta_receipt")
+V1[("POST", "/payments/intent")].request["properties"]["eta_receipt"] = {
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only; a merchant set up with receipts: all "
+                                      "gets one for every EGP payment)"}
+V1[("POST", "/payments/intent")].request.setdefault("allOf", []).append(
+    {"if": {"properties": {"eta_receipt": {"const": True}}, "required": ["eta_receipt"]},
+     "then": {"properties": {"currency": {"const": "EGP"}}}})

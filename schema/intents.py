@@ -13,7 +13,7 @@ from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
-from schema.payments import PaymentReceipt, load_receipt
+from schema.payments import PaymentEtaReceipt, PaymentReceipt, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intent_refunds, intents
@@ -129,6 +129,8 @@ class PaymentIntent(Node):
         default=None, description="The card's brand and networks (mada), or the local method's own references "
                                   "and result (knet, benefit, fawry, stcpay); as in REST.")
     installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
+    eta_receipt: PaymentEtaReceipt | None = strawberry.field(
+        default=None, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -169,7 +171,7 @@ class PaymentIntent(Node):
             cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
             cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
             payment_method_details=o.get("payment_method_details"),
-            installments=Installments.of(o["installments"]))
+            installments=Installments.of(o["installments"]), eta_receipt=eta_receipt_of(o.get("eta_receipt")))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -227,6 +229,7 @@ class PaymentIntentCreateInput:
     return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    eta_receipt: bool | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -168,7 +168,10 @@ class PaymentEtaReceipt:
 
 
 def _eta_receipt(root) -> PaymentEtaReceipt | None:
-    r = getattr(root._row, "eta_receipt", None)
+    return eta_receipt_of(getattr(root._row, "eta_receipt", None))
+
+
+def eta_receipt_of(r: dict | None) -> PaymentEtaReceipt | None:
     if not r:
         return None
     return PaymentEtaReceipt(uuid=r.get("uuid"), number=r.get("number"), status=r["status"], qr_url=r.get("qr_url"),

@@ -198,3 +198,30 @@ async def test_the_chain_never_forks_under_concurrent_payments_and_builders(clie
     assert (unit.receipt_seq, unit.chain_head) == (12, docs[-1].uuid)
     await run_jobs(client, merchant.sk)
     assert set(await EinvoiceDocument.filter(merchant_id=merchant.id).values_list("status", flat=True)) == {"valid"}
+
+
+async def test_a_v1_payment_intent_asks_for_a_receipt_and_its_refund_gets_a_return(client, merchant, clock):
+    from tests.intents_fixtures import confirm, create, post
+    await setup(client, merchant.sk)                # on_request
+    bad = await create(client, merchant.sk, amount=1000, currency="SAR", eta_receipt=True, expect=400)
+    assert bad["error"]["param"] == "eta_receipt"
+    i = await create(client, merchant.sk, amount=2280, currency="EGP", eta_receipt=True)
+    assert i["eta_receipt"] == {"uuid": None, "number": None, "status": "queued"}
+    done = await confirm(client, merchant.sk, i["id"], payment_method_id="pm_card_visa")
+    assert done["status"] == "succeeded", done
+    plain = await create(client, merchant.sk, amount=1000, currency="EGP")
+    await confirm(client, merchant.sk, plain["id"], payment_method_id="pm_card_visa")
+    await run_jobs(client, merchant.sk)
+    r = await receipt(client, merchant.sk, i["id"])
+    assert (r["number"], r["status"], r["receipt"]["paymentMethod"], r["receipt"]["totalAmount"]) == \
+        ("RCP-00000001", "valid", "V", 22.8)
+    await receipt(client, merchant.sk, plain["id"], expect=404)
+    status, got = await call(client, "GET", f"/v1/payments/{i['id']}", merchant.sk)
+    assert got["eta_receipt"]["uuid"] == r["uuid"] and got["eta_receipt"]["status"] == "valid"
+    clock.advance(60)
+    refunded = await post(client, merchant.sk, f"/v1/payments/{i['id']}/refund", {"amount": 1140})
+    assert refunded["amount_refunded"] == 1140, refunded
+    await run_jobs(client, merchant.sk)
+    r = await receipt(client, merchant.sk, i["id"])
+    assert [(x["number"], x["status"], x["previous_uuid"]) for x in r["returns"]] == [("RCP-00000002", "valid", r["uuid"])]
+    assert r["returns"][0]["receipt"]["header"]["referenceUUID"] == r["uuid"]

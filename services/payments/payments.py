@@ -536,7 +536,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
-    notes = await _einvoice_refund(p, amount, reason)
+    notes = await einvoice_refund(p, amount, reason)
     return RefundResult(payment=p, refund=refund, notes=notes)
 
 
@@ -594,7 +594,7 @@ async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, p
     await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))
 
 
-async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> list[dict]:
+async def einvoice_refund(p: Any, amount: int, reason: str | None) -> list[dict]:
     """A refund of a payment that paid an e-invoice gets its note (a ZATCA credit note, a GİB
     return, ...), which the refund's answer names. The refund stands whatever happens there: a
     failure is logged, never the refund's error."""

@@ -466,6 +466,7 @@ export interface PaymentIntent {
   cod_status?: string | null;
   payment_method_details?: Record<string, unknown>;
   installments?: Installments | null;
+  eta_receipt?: PaymentIntentEtaReceipt | null;
   refund?: IntentRefund;
 }
 
@@ -504,6 +505,27 @@ export interface PaymentIntentCreateParams {
   return_url?: string | null;
   idempotency_key?: string | null;
   installments?: number | null;
+  eta_receipt?: boolean | null;
+}
+
+export interface PaymentIntentEtaReceipt {
+  uuid?: string | null;
+  number?: string | null;
+  status?: "invalid" | "not_issued" | "queued" | "valid";
+  qr_url?: string;
+  document_id?: string;
+  amount?: number;
+  reason?: string;
+  returns?: Array<PaymentIntentEtaReceiptReturn>;
+}
+
+export interface PaymentIntentEtaReceiptReturn {
+  document_id?: string;
+  uuid?: string;
+  number?: string;
+  status?: "invalid" | "queued" | "valid";
+  qr_url?: string;
+  amount?: number;
 }
 
 export interface PaymentIntentListParams {

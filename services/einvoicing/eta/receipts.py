@@ -23,6 +23,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceRequest, EinvoiceUnit
+from models.intents import PaymentIntent
 from models.payments import Customer, Payment
 from services import scheduler
 from services.einvoicing import core
@@ -38,7 +39,7 @@ BATCH_WINDOW = timedelta(seconds=60)    # a new receipt waits this long, so a bu
 VERSION = "1.2"
 VAT = Decimal(14)
 KINDS = {"receipt": "S", "return_receipt": "R"}
-METHODS = {"card": "V", "mada": "V"}      # ETA's paymentMethod: V card; O others
+METHODS = {"card": "V", "mada": "V", "tap_to_pay": "V", "cod": "C"}   # ETA's paymentMethod: V card, C cash; O others
 
 
 # ---------------------------------------------------------------- amounts
@@ -60,7 +61,7 @@ def split(amount_minor: int) -> tuple[Decimal, Decimal]:
 # ---------------------------------------------------------------- building (the build job)
 
 def receipt_body(*, unit: EinvoiceUnit, kind: str, number: str, issued: datetime, previous: str,
-                 reference: str | None, payment: Payment, customer: Customer | None, amount: int) -> dict:
+                 reference: str | None, payment: Payment | PaymentIntent, customer: Customer | None, amount: int) -> dict:
     s = unit.settings
     a = s["branch"]["address"]
     net, tax = split(amount)
@@ -87,7 +88,7 @@ def receipt_body(*, unit: EinvoiceUnit, kind: str, number: str, issued: datetime
         "totalSales": net, "totalCommercialDiscount": money(0), "totalItemsDiscount": money(0),
         "netAmount": net, "feesAmount": money(0), "totalAmount": net + tax,
         "taxTotals": [{"taxType": "T1", "amount": tax}],
-        "paymentMethod": METHODS.get(payment.payment_method_type, "O"),
+        "paymentMethod": _method(payment),
     }
 
 
@@ -108,6 +109,15 @@ def block(doc: EinvoiceDocument) -> dict:
             "qr_url": qr_url(doc), "amount": doc.amount}
 
 
+async def _paid(payment_id: str) -> Payment | PaymentIntent:
+    """The payment (`/api`) or payment intent (`/v1`) a receipt is for (both ids read pay_...)."""
+    return await Payment.get_or_none(id=payment_id) or await PaymentIntent.get(id=payment_id)
+
+
+def _method(p: Payment | PaymentIntent) -> str:
+    return METHODS.get(getattr(p, "payment_method_type", None) or getattr(p, "payment_method", None), "O")
+
+
 async def _set_payment(payment_id: str) -> None:
     """The payment's `eta_receipt`, from its receipt and return receipts (inside the caller's transaction)."""
     docs = await EinvoiceDocument.filter(payment_id=payment_id, authority=AUTHORITY,
@@ -116,7 +126,8 @@ async def _set_payment(payment_id: str) -> None:
     if sale is None:
         return
     out = {**block(sale), "returns": [block(d) for d in docs if d.kind == "return_receipt"]}
-    await Payment.filter(id=payment_id).update(eta_receipt=out)
+    if not await Payment.filter(id=payment_id).update(eta_receipt=out):
+        await PaymentIntent.filter(id=payment_id).update(eta_receipt=out)
 
 
 async def _due_requests(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
@@ -131,7 +142,7 @@ async def build(request_id: str, when: datetime) -> str | None:
     if req is None:
         return None
     unit = await core.unit_of(req.merchant_id, req.livemode, AUTHORITY)
-    payment = await Payment.get(id=req.payment_id)
+    payment = await _paid(req.payment_id)
     why = None
     original = None
     if unit is None:
@@ -151,14 +162,15 @@ async def build(request_id: str, when: datetime) -> str | None:
             return None                 # another process took it
         if why is not None:
             if req.asked and payment.eta_receipt and payment.eta_receipt.get("status") == "queued":
-                await Payment.filter(id=payment.id).update(eta_receipt={"uuid": None, "number": None,
-                                                                        "status": "not_issued", "reason": why})
+                await type(payment).filter(id=payment.id).update(eta_receipt={"uuid": None, "number": None,
+                                                                              "status": "not_issued", "reason": why})
             return f"{req.kind} of {payment.id}: none ({why})"
         unit = await core.lock_unit(unit.id)
         seq = await core.next_number(unit, chain="receipt_seq")
         number = f"RCP-{seq:08d}"
         customer = await Customer.get_or_none(id=payment.customer_id) if payment.customer_id else None
-        issued = payment.created_at if req.kind == "receipt" else req.created_at
+        issued = (getattr(payment, "succeeded_at", None) or payment.created_at) if req.kind == "receipt" \
+            else req.created_at
         body, uuid = with_uuid(receipt_body(unit=unit, kind=req.kind, number=number, issued=issued,
                                             previous=unit.chain_head, reference=original.uuid if original else None,
                                             payment=payment, customer=customer, amount=req.amount))
@@ -257,7 +269,8 @@ async def queue_return(*, merchant_id: str, livemode: bool, payment_id: str, cur
 async def receipt_of(*, principal: Principal, payment_id: str) -> dict:
     """GET /api/payments/:id/eta-receipt: the receipt as submitted, its state and QR code, and its returns."""
     check_id(payment_id)
-    p = await lookup.first(Payment, id=payment_id, **principal.scope)
+    p = await lookup.first(Payment, id=payment_id, **principal.scope) or \
+        await lookup.first(PaymentIntent, id=payment_id, **principal.scope)
     if p is None:
         raise NotFound()
     docs = await EinvoiceDocument.filter(payment_id=p.id, authority=AUTHORITY, kind__in=list(KINDS)).order_by("seq")

@@ -63,6 +63,8 @@ __all__ = [
     "PaymentIntentCancelParams",
     "PaymentIntentConfirmParams",
     "PaymentIntentCreateParams",
+    "PaymentIntentEtaReceipt",
+    "PaymentIntentEtaReceiptReturn",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
     "PaymentIntentRefundParams",
@@ -261,6 +263,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "return_url": str,
     "idempotency_key": str,
     "installments": int,
+    "eta_receipt": bool,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -768,7 +771,7 @@ class PaymentEtaReceiptReturn(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -808,7 +811,34 @@ class PaymentIntent(Model):
     cod_status: Optional[str] = None
     payment_method_details: Optional[Dict[str, Any]] = None
     installments: Optional[Installments] = None
+    eta_receipt: Optional[PaymentIntentEtaReceipt] = None
     refund: Optional[IntentRefund] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentEtaReceipt(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'returns': ('PaymentIntentEtaReceiptReturn', True)}
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    document_id: Optional[str] = None
+    amount: Optional[int] = None
+    reason: Optional[str] = None
+    returns: Optional[List[PaymentIntentEtaReceiptReturn]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentEtaReceiptReturn(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    document_id: Optional[str] = None
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    amount: Optional[int] = None
 
 
 @register
@@ -2306,6 +2336,114 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/intent",
             "request",
             []
+        ]
+    ],
+    "PaymentIntentEtaReceipt": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ]
+    ],
+    "PaymentIntentEtaReceiptReturn": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
         ]
     ],
     "PaymentIntentListParams": [
