@@ -386,3 +386,19 @@ async def test_refund_of_a_payment_that_paid_an_eta_invoice_issues_a_credit_note
     # a B2B payment is on its e-invoice, not on an e-receipt
     await advance(client, merchant.sk, days=1)
     assert not await EinvoiceDocument.filter(payment_id=inv["payment_id"]).exists()
+
+
+async def test_no_secret_or_key_in_a_log_line(client, merchant, caplog):
+    import logging
+    caplog.set_level(logging.DEBUG)
+    unit = await setup(client, merchant.sk)
+    await call(client, "POST", "/api/test-helpers/einvoicing/outage", merchant.sk, {"authority": "eta", "minutes": 10})
+    cid = await rin_customer(client, merchant.sk)
+    inv = await mark_paid(client, merchant.sk, (await egp_invoice(client, merchant.sk, cid))["id"])
+    assert inv["eta"]["status"] == "pending"
+    await advance(client, merchant.sk, days=1)
+    assert (await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk))[1]["eta"]["status"] == "valid"
+    text = caplog.text
+    assert unit["id"] in text                              # the requests were logged (the driver's too)
+    for secret in ("s3cr3t-erp-secret-value", "erp-client-1", "PRIVATE KEY", "BEGIN CERTIFICATE-----\nMII"):
+        assert secret not in text
