@@ -400,5 +400,5 @@ async def test_no_secret_or_key_in_a_log_line(client, merchant, caplog):
     assert (await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk))[1]["eta"]["status"] == "valid"
     text = caplog.text
     assert unit["id"] in text                              # the requests were logged (the driver's too)
-    for secret in ("s3cr3t-erp-secret-value", "erp-client-1", "PRIVATE KEY", "BEGIN CERTIFICATE-----\nMII"):
+    for secret in ("s3cr3t-erp-secret-value", "erp-client-1", "PRIVATE KEY"):
         assert secret not in text
