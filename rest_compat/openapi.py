@@ -722,11 +722,9 @@ ETA_RECEIPT_BLOCK = shape({"uuid": null(STR), "number": null(STR),
 PAYMENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
 PAYMENT["required"].append("eta_receipt")
 MERCHANT[("POST", "/payments/create")].request["properties"]["eta_receipt"] = {
-    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only; a merchant set up with receipts: all "
-                                      "gets one for every EGP payment)"}
-MERCHANT[("POST", "/payments/create")].request["allOf"].append(
-    {"if": {"properties": {"eta_receipt": {"const": True}}, "required": ["eta_receipt"]},
-     "then": {"properties": {"currency": {"const": "EGP"}}}})
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only: true with another currency is a 400 "
+                                      "naming eta_receipt; a merchant set up with receipts: all gets one for every "
+                                      "EGP payment)"}
 ETA_RECEIPT_DOC = {**ETA_RECEIPT_REF["properties"], "previous_uuid": STR, "errors": arr(ETA_ERROR),
                    "receipt": {"type": "object", "description": "ETA's receipt JSON, as submitted"}}
 ETA_RECEIPT_ANSWER = shape({"object": const("eta_receipt"), "payment_id": STR, **ETA_RECEIPT_DOC,
@@ -1544,8 +1542,6 @@ def document(interfaces: list[Interface], *, title: str, servers: list[str], des
 INTENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
 INTENT["required"].append("eta_receipt")
 V1[("POST", "/payments/intent")].request["properties"]["eta_receipt"] = {
-    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only; a merchant set up with receipts: all "
-                                      "gets one for every EGP payment)"}
-V1[("POST", "/payments/intent")].request.setdefault("allOf", []).append(
-    {"if": {"properties": {"eta_receipt": {"const": True}}, "required": ["eta_receipt"]},
-     "then": {"properties": {"currency": {"const": "EGP"}}}})
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only: true with another currency is a 400 "
+                                      "naming eta_receipt; a merchant set up with receipts: all gets one for every "
+                                      "EGP payment)"}
