@@ -402,3 +402,64 @@ async def test_no_secret_or_key_in_a_log_line(client, merchant, caplog):
     assert unit["id"] in text                              # the requests were logged (the driver's too)
     for secret in ("s3cr3t-erp-secret-value", "erp-client-1", "PRIVATE KEY"):
         assert secret not in text
+
+
+# ---------------------------------------------------------------- the simulator checks what ETA checks
+
+async def test_the_simulator_refuses_what_eta_refuses(client, merchant):
+    from datetime import datetime, timezone
+
+    from services.einvoicing.eta import simulator
+
+    await setup(client, merchant.sk)
+    cid = await rin_customer(client, merchant.sk)
+    inv = await mark_paid(client, merchant.sk, (await egp_invoice(client, merchant.sk, cid))["id"])
+    row = await EinvoiceDocument.get(invoice_id=inv["id"], kind="invoice")
+    unit = await EinvoiceUnit.get(id=row.unit_id)
+    now = datetime.now(timezone.utc)
+    _, tok = await simulator.token({"grant_type": "client_credentials", "client_id": "c", "client_secret": "s"})
+    auth = {"Authorization": f"Bearer {tok['access_token']}"}
+    assert (await simulator.submit_documents({}, {"documents": []}, now))[0] == 401
+
+    async def outcome(doc: dict) -> tuple[str, list]:
+        status, out = await simulator.submit_documents(auth, {"documents": [doc]}, now)
+        assert status == 202, out
+        if out["rejectedDocuments"]:
+            return "rejected", [d["propertyPath"] for d in out["rejectedDocuments"][0]["error"]["details"]]
+        _, st = await simulator.document_status(auth, out["acceptedDocuments"][0]["uuid"])
+        return st["status"], [e["propertyPath"] for s in st["validationResults"]["validationSteps"]
+                              for e in ((s["error"] or {}).get("innerError") or [])]
+
+    submitted = canonical.loads(row.body)
+    assert await outcome(submitted) == ("Valid", [])
+    # a document changed after signing: its signature no longer verifies
+    tampered = canonical.loads(row.body)
+    tampered["invoiceLines"][0]["description"] = "Changed"
+    assert await outcome(tampered) == ("Invalid", ["signatures[0].value"])
+    # re-signed but wrong arithmetic: the line's VAT and the totals are checked
+    from services.einvoicing.eta import documents
+    bad = canonical.loads(row.body)
+    del bad["signatures"]
+    bad["invoiceLines"][0]["taxableItems"][0]["amount"] = canonical.Number("8.39000")
+    status, paths = await outcome(canonical.loads(documents.signed_body(bad, unit, now)))
+    assert (status, paths) == ("Invalid", ["invoiceLines[0].taxableItems[0].amount", "invoiceLines[0].total"])
+    bad = canonical.loads(row.body)
+    del bad["signatures"]
+    bad["totalAmount"] = canonical.Number("68.41000")
+    assert await outcome(canonical.loads(documents.signed_body(bad, unit, now))) == ("Invalid", ["totalAmount"])
+    # an EGS code of another issuer
+    bad = canonical.loads(row.body)
+    del bad["signatures"]
+    bad["invoiceLines"][0]["itemCode"] = "EG-999000111-W-1"
+    assert await outcome(canonical.loads(documents.signed_body(bad, unit, now))) == \
+        ("Invalid", ["invoiceLines[0].itemCode"])
+    # a bad structure is rejected at submission
+    bad = canonical.loads(row.body)
+    bad["documentTypeVersion"] = "0.9"
+    del bad["internalID"]
+    assert await outcome(bad) == ("rejected", ["internalID"])
+    # a note must refer to a valid document of the same issuer
+    bad = canonical.loads(row.body)
+    del bad["signatures"]
+    bad["documentType"], bad["references"] = "C", ["NOSUCHDOCUMENT"]
+    assert await outcome(canonical.loads(documents.signed_body(bad, unit, now))) == ("Invalid", ["references[0]"])
