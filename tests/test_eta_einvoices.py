@@ -463,3 +463,30 @@ async def test_the_simulator_refuses_what_eta_refuses(client, merchant):
     del bad["signatures"]
     bad["documentType"], bad["references"] = "C", ["NOSUCHDOCUMENT"]
     assert await outcome(canonical.loads(documents.signed_body(bad, unit, now))) == ("Invalid", ["references[0]"])
+
+
+async def test_the_simulator_over_http(client, merchant):
+    await setup(client, merchant.sk)
+    cid = await rin_customer(client, merchant.sk)
+    inv = await mark_paid(client, merchant.sk, (await egp_invoice(client, merchant.sk, cid))["id"])
+    body = (await EinvoiceDocument.get(invoice_id=inv["id"], kind="invoice")).body
+    r = await client.post("/sandbox/eta/connect/token", data={"grant_type": "client_credentials",
+                                                               "client_id": "erp", "client_secret": "x"})
+    assert r.status == 200
+    auth = {"Authorization": "Bearer " + (await r.json())["access_token"], "Content-Type": "application/json"}
+    r = await client.post("/sandbox/eta/api/v1/documentsubmissions", data='{"documents": [' + body + ']}',
+                          headers=auth)
+    out = await r.json()
+    assert r.status == 202 and len(out["acceptedDocuments"]) == 1, out
+    uuid = out["acceptedDocuments"][0]["uuid"]
+    r = await client.get(f"/sandbox/eta/api/v1/documents/{uuid}/raw", headers=auth)
+    assert r.status == 200 and (await r.json())["status"] == "Valid"
+    r = await client.put(f"/sandbox/eta/api/v1.0/documents/state/{uuid}/state",
+                         json={"status": "cancelled", "reason": "test"}, headers=auth)
+    assert r.status == 200
+    r = await client.get(f"/sandbox/eta/api/v1/documents/{uuid}/raw", headers=auth)
+    assert (await r.json())["status"] == "Cancelled"
+    r = await client.post("/sandbox/eta/api/v1/documentsubmissions", data="[]", headers=auth)
+    assert r.status == 400
+    r = await client.post("/sandbox/eta/api/v1/receiptsubmissions", json={"receipts": []})
+    assert r.status == 401
