@@ -12,9 +12,6 @@ import json
 import pathlib
 import shutil
 import subprocess
-from decimal import Decimal
-
-import pytest
 
 from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit

@@ -32,7 +32,6 @@ from services.einvoicing.eta.documents import AUTHORITY, PREFIX, money, q
 from services.errors import NotFound
 from services.ids import check_id, new_id
 from services.principal import Principal
-from services.timestamps import iso
 
 BATCH = 500                      # receipts per submission (ETA's e-receipt batch limit)
 BATCH_WINDOW = timedelta(seconds=60)    # a new receipt waits this long, so a busy minute's go together
@@ -174,8 +173,8 @@ async def build(request_id: str, when: datetime) -> str | None:
         body, uuid = with_uuid(receipt_body(unit=unit, kind=req.kind, number=number, issued=issued,
                                             previous=unit.chain_head, reference=original.uuid if original else None,
                                             payment=payment, customer=customer, amount=req.amount))
-        net, tax = split(req.amount)
-        doc = await EinvoiceDocument.create(
+        tax = split(req.amount)[1]
+        await EinvoiceDocument.create(
             id=new_id(PREFIX), merchant_id=req.merchant_id, livemode=req.livemode, authority=AUTHORITY,
             unit_id=unit.id, invoice_id=None, payment_id=payment.id, original_id=original.id if original else None,
             kind=req.kind, type=KINDS[req.kind], number=number, uuid=uuid, seq=seq, previous=unit.chain_head,
