@@ -32,7 +32,11 @@
   * a field above a bound only with some values of another (`x-qafila-only`, installments above 1
     for card payments): set to the bound;
   * list items that must differ in one field (`x-qafila-unique`, e.g. an installment plan's
-    program, an option's count): the later duplicates are left out.
+    program, an option's count): the later duplicates are left out;
+  * BNPL (`x-qafila-bnpl`): a BNPL create gets a currency its method serves, an amount within the
+    method's limits, the sandbox buyer the provider approves, one item at the amount and an address;
+    another method's create leaves the BNPL fields out; the eligibility query gets a currency the
+    method serves and the sandbox phone.
 - `filter_failure`: a schema-valid request refused because of the state of stored objects (a
   400 whose error code is one of STATE_CODES: cancelling a cancelled link, messaging a customer
   without a phone, ...) is not a data rejection: schemathesis reuses ids it has seen, in
@@ -140,6 +144,8 @@ def before_call(context, case, kwargs):
                 value = int(value)
             if bounds and isinstance(value, int):
                 case.query[amount] = min(max(value, bounds[0]), bounds[1])
+        if raw.get("x-qafila-bnpl"):
+            _fix_bnpl_query(case.query, raw["x-qafila-bnpl"])
         for group in raw.get("x-qafila-exclusive", ()):
             given = [name for name in group if name in case.query]
             for name in given[1:]:
@@ -168,6 +174,8 @@ def before_call(context, case, kwargs):
                 case.body[field] = most
         for path in raw.get("x-qafila-unique", ()):
             _dedupe(case.body, path)
+        if raw.get("x-qafila-bnpl"):
+            _fix_bnpl(case.body, raw["x-qafila-bnpl"])
         for first, second in raw.get("x-qafila-distinct", ()):
             if second in case.body and case.body.get(first) == case.body[second]:
                 values = _enum_of(case, second)
@@ -263,3 +271,33 @@ def filter_failure(context, failure, case, response):
     if isinstance(failure, RejectedPositiveData) and response.status_code == 400:
         return code not in STATE_CODES or _filtered(code)
     return code not in CONFIG_CODES or _filtered(code)
+
+
+def _fix_bnpl(body: MutableMapping, rules: dict) -> None:
+    limits = rules["limits"]
+    method = body.get("payment_method")
+    if method not in limits:
+        for name in rules["fields"]:
+            body.pop(name, None)
+        return
+    served = limits[method]
+    if body.get("currency") not in served:
+        body["currency"] = next(iter(served))
+    low, high = served[body["currency"]]
+    amount = body.get("amount")
+    body["amount"] = min(max(amount, low), high) if isinstance(amount, int) and not isinstance(amount, bool) else low
+    body["buyer"] = {"phone": rules["phone"], "email": "buyer@example.com", "name": "Sandbox Buyer"}
+    body["items"] = [{"name": "Item", "quantity": 1, "unit_amount": body["amount"]}]
+    body["shipping_address"] = {"line1": "King Fahd Rd 1", "city": "Riyadh", "country": "SA", "postal_code": "12271"}
+    body.pop("split", None)
+    if "capture_method" in body:
+        body["capture_method"] = "manual"
+
+
+def _fix_bnpl_query(query: MutableMapping, rules: dict) -> None:
+    served = rules["limits"].get(query.get("method"))
+    if served and str(query.get("currency") or "").upper() not in served:
+        query["currency"] = next(iter(served))
+    query["phone"] = rules["phone"]
+    if query.get("email") is not None:
+        query["email"] = "buyer@example.com"

@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import asyncpg
-from tortoise import Tortoise
+from tortoise import Tortoise, connections
 from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.migrations.api import migrate as migrate_api
 
@@ -86,12 +86,30 @@ def db_config(settings: Settings) -> dict:
     return tortoise_config(connection)
 
 
-async def migrate_database(settings: Settings) -> None:
-    """Apply the committed migrations (idempotent)."""
+async def migrate_database(settings: Settings, *, analyze: bool | None = None) -> list[str]:
+    """Apply the committed migrations (idempotent); the ones applied (`app.name`).
+
+    Then, on PostgreSQL, bring the planner's statistics up to date (`ANALYZE`), so a fresh
+    database does not run generic plans on never-analyzed tables until autovacuum's first pass:
+    always when `analyze` is True (`qafila migrate`), and when a migration was applied otherwise
+    (`qafila serve`'s start-up migration: a fresh database, not every restart). SQLite keeps no
+    planner statistics until asked and its plans do not need them here: nothing is run there."""
     config = db_config(settings)
     _sqlite_comments_without_semicolons()
-    await migrate_api(config=config)
-    await Tortoise.close_connections()
+    applied: list[str] = []
+
+    def progress(event: str, app: str, name: str) -> None:
+        if event == "apply_done":
+            applied.append(f"{app}.{name}")
+
+    try:
+        await migrate_api(config=config, progress=progress)
+        if not settings.sqlite and (analyze or (analyze is None and applied)):
+            for name in config["connections"]:
+                await connections.get(name).execute_script("ANALYZE")
+    finally:
+        await Tortoise.close_connections()
+    return applied
 
 
 class Backend:
@@ -101,6 +119,8 @@ class Backend:
             config=ServiceConfig(env=settings.env, secret_key=settings.secret_key,
                                  public_url=settings.public_url, pay_url=settings.pay_url,
                                  rate_limit_scale=settings.rate_limit_scale, zatca_url=settings.zatca_url,
+                                 apple_pay_test_roots=settings.apple_pay_test_roots,
+                                 google_pay_test_root_keys=settings.google_pay_test_root_keys,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url, pool_size=settings.redis_pool_size,
                           pool_timeout=settings.pool_timeout),
@@ -118,6 +138,9 @@ class Backend:
         await Tortoise.init(config=db_config(self.settings), _enable_global_fallback=True)
         rt_mod.install(self.runtime)
         register_job_kinds()
+        if self.settings.migrate_on_start:     # a serving process: the Google Pay keys exist from the first start
+            from services.payments.wallets.service import ensure_google_pay_keys
+            await ensure_google_pay_keys()
         self.started = True
 
     async def stop(self) -> None:

@@ -202,6 +202,25 @@ async def _worker(settings: Settings) -> None:
         await backend.stop()
 
 
+async def _wallets(args, settings: Settings) -> None:
+    """`qafila wallets rotate-google-pay-key [--mode test|live|both]`: a new Google Pay key pair;
+    the previous one still decrypts (services.payments.wallets.service)."""
+    from services.payments.wallets import service as wallets
+
+    settings.migrate_on_start = True
+    backend = Backend(settings)
+    await backend.start()
+    try:
+        modes = {"test": (False,), "live": (True,), "both": (False, True)}[args.mode]
+        out = {}
+        for livemode in modes:
+            key = await wallets.rotate_google_pay_key(livemode=livemode)
+            out["live" if livemode else "test"] = {"id": key.id, "public_key": key.public_key}
+        print(json.dumps(out), flush=True)
+    finally:
+        await backend.stop()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="qafila", description="Qafila payments and CRM back end")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -217,6 +236,11 @@ def main(argv: list[str] | None = None) -> None:
     cm = sub.add_parser("create-merchant", help="create a merchant and print its test keys as JSON")
     cm.add_argument("--email", required=True)
     cm.add_argument("--name", default="")
+    wl = sub.add_parser("wallets", help="Apple Pay and Google Pay keys")
+    wl_sub = wl.add_subparsers(dest="wallets_command", required=True)
+    rot = wl_sub.add_parser("rotate-google-pay-key",
+                            help="make a new Google Pay key pair (the previous one still decrypts)")
+    rot.add_argument("--mode", choices=("test", "live", "both"), default="both")
     args = parser.parse_args(argv)
     _logging()
     settings = _settings(args)
@@ -244,10 +268,12 @@ def main(argv: list[str] | None = None) -> None:
     elif args.command == "worker":
         _run(_worker(settings))
     elif args.command == "migrate":
-        asyncio.run(migrate_database(settings))
-        print("migrations applied", flush=True)
+        asyncio.run(migrate_database(settings, analyze=True))
+        print("migrations applied" + ("" if settings.sqlite else "; statistics analyzed"), flush=True)
     elif args.command == "create-merchant":
         asyncio.run(_create_merchant(args, settings))
+    elif args.command == "wallets":
+        asyncio.run(_wallets(args, settings))
 
 
 if __name__ == "__main__":

@@ -54,7 +54,8 @@ class _TransportWSHandler(BaseGraphQLTransportWSHandler):
         if key is not None:
             header = key if key.lower().startswith("bearer ") else f"Bearer {key}"
             try:
-                ctx._principal, ctx._auth_error = await self.view.authenticate(header, allow_publishable=False), None
+                ctx._principal, ctx._auth_error = await self.view.authenticate(
+                    header, allow_publishable=False, client_address=getattr(ctx, "client_address", None)), None
             except DomainError:
                 ctx._principal = None
         if ctx._principal is None or ctx._auth_error is not None:
@@ -102,11 +103,17 @@ class QafilaGraphQLView(GraphQLView):
         if header:
             try:
                 if counted and self.admit is not None:
-                    principal, state = await self.admit(header, rule=self.rate_rule, allow_publishable=False)
+                    principal, state = await self.admit(header, rule=self.rate_rule, allow_publishable=False,
+                                                        client_address=client_address(request))
                 else:
-                    principal = await self.authenticate(header, allow_publishable=False)
+                    principal = await self.authenticate(header, allow_publishable=False,
+                                                        client_address=client_address(request))
             except DomainError as err:
                 auth_error = err
+            if auth_error is not None and auth_error.status == 429:    # an address guessing keys
+                return json_response({"data": None, "errors": [{"message": auth_error.message, "extensions": {
+                    "code": auth_error.code, "status": 429, "request_id": rid}}]},
+                    status=429, headers=auth_error.headers)
         if counted:
             rule = self.rate_rule_for(principal) if self.rate_rule_for and principal else self.rate_rule
             if state is None:

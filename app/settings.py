@@ -34,6 +34,9 @@ class Settings:
     rate_limit_scale: int = 1
     messaging: dict[str, str] = field(default_factory=dict)   # QAFILA_MESSAGING_* (CRM), see messaging_settings
     zatca_url: str = ""                # QAFILA_ZATCA_URL: ZATCA's e-invoicing API (empty: the built-in simulator in test mode)
+    # Wallets (services.payments.wallets), test mode only: roots a token may also chain to.
+    apple_pay_test_roots: str = ""     # QAFILA_APPLE_PAY_TEST_ROOTS: a PEM file of extra Apple Pay roots
+    google_pay_test_root_keys: str = ""   # QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS: a JSON key list (Google's format)
     # Capacity and slow-client limits (see `capacity_settings`).
     redis_pool_size: int = 50              # QAFILA_REDIS_POOL_SIZE: Redis connections per process
     db_pool_size: int = 20                 # QAFILA_DB_POOL_SIZE: PostgreSQL connections per process
@@ -219,4 +222,16 @@ def load_settings(environ: dict[str, str] | None = None, *, host: str | None = N
                     var_dir=var_dir, access_log=e.get("QAFILA_ACCESS_LOG", "1").strip().lower() not in ("0", "false", "no", "off"),
                     log_format=_log_format(e.get("QAFILA_LOG_FORMAT", "")), metrics=_metrics(e, env),
                     messaging=messaging_settings(e, env), **capacity_settings(e),
-                    zatca_url=_url("QAFILA_ZATCA_URL", z, ("http", "https")) if (z := e.get("QAFILA_ZATCA_URL", "").strip()) else "")
+                    zatca_url=_url("QAFILA_ZATCA_URL", z, ("http", "https")) if (z := e.get("QAFILA_ZATCA_URL", "").strip()) else "",
+                    apple_pay_test_roots=_test_file(e, env, "QAFILA_APPLE_PAY_TEST_ROOTS"),
+                    google_pay_test_root_keys=_test_file(e, env, "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"))
+
+
+def _test_file(e: dict[str, str], env: str, name: str) -> str:
+    """A file of wallet test roots: never in production (live mode never reads it anyway)."""
+    value = e.get(name, "").strip()
+    if value and env == "production":
+        raise SettingsError(f"{name} is for tests and may not be set in production")
+    if value and not Path(value).is_file():
+        raise SettingsError(f"{name}={value!r} is not valid: expected the path of a readable file")
+    return value

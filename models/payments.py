@@ -68,6 +68,7 @@ class Payment(Model):
     card_fingerprint = fields.CharField(max_length=32, null=True)
     card_country = fields.CharField(max_length=2, null=True)
     card_networks = fields.JSONField(null=True)                   # a mada card's networks: ["mada", "visa"]
+    wallet = fields.JSONField(null=True)                          # Apple Pay / Google Pay: {type, dynamic_last4, auth_method}
     billing_country = fields.CharField(max_length=2, null=True)
     customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="payments", null=True,
                                       on_delete=fields.SET_NULL)

@@ -38,7 +38,7 @@ def tokens_shape(t) -> dict:
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "name": c.name, "email": c.email, "phone": c.phone,
-            "tags": customers.tags_of(c), "created_at": ts(c.created_at), "updated_at": ts(c.updated_at)}
+            "tags": customers.tags_of(c), "tax_id": c.tax_id, "created_at": ts(c.created_at), "updated_at": ts(c.updated_at)}
 
 
 def commission_shape(m) -> dict:
@@ -75,10 +75,13 @@ def rate_shape(r) -> dict:
             "rate_date": day(r.rate_date), "updated_at": ts(r.updated_at), "source": getattr(r, "source", "company")}
 
 
+def unconverted_shape(parts) -> list[dict]:
+    return [{"currency": u.currency, "deal_count": u.deal_count, "amount": u.amount,
+             **({} if u.weighted_amount is None else {"weighted_amount": u.weighted_amount})} for u in parts]
+
+
 def missing_shape(r) -> dict:
-    return {"unconverted": [{"currency": u.currency, "deal_count": u.deal_count, "amount": u.amount,
-                             **({} if u.weighted_amount is None else {"weighted_amount": u.weighted_amount})}
-                            for u in r.unconverted],
+    return {"unconverted": unconverted_shape(r.unconverted),
             "missing_rates": [{"base": m.base, "quote": m.quote} for m in r.missing_rates]}
 
 
@@ -93,8 +96,8 @@ def revenue_shape(r) -> dict:
 
 def pipeline_shape(p) -> dict:
     return {"object": "pipeline_report", "currency": p.currency,
-            "stages": [{"stage": s.stage, "count": s.count, "value": s.value, "weighted_value": s.weighted_value}
-                       for s in p.stages],
+            "stages": [{"stage": s.stage, "count": s.count, "value": s.value, "weighted_value": s.weighted_value,
+                        "unconverted": unconverted_shape(s.unconverted)} for s in p.stages],
             "total": {"count": p.count, "value": p.value, "weighted_value": p.weighted_value},
             "rates_used": [{"base": x.base, "quote": x.quote, "rate": x.rate, "rate_date": day(x.rate_date),
                             "inverse": x.inverse, "source": x.source} for x in p.rates_used],
@@ -275,10 +278,10 @@ ROUTES: list[Route] = [
     Route("GET", "/customers", customers_list, summary="List customers",
           response_fields=("data", "has_more", "total_count")),
     Route("POST", "/customers", customers_create, status=201, summary="Create a customer",
-          request_fields=("name", "email", "phone", "tags"), response_fields=("id", "name")),
+          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
     Route("GET", "/customers/{id}", customers_get, summary="Get a customer", response_fields=("id", "name")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "email", "phone", "tags"), response_fields=("id", "name")),
+          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
     Route("DELETE", "/customers/{id}", customers_delete, summary="Delete a customer with its deals and messages",
           response_fields=("id", "deleted")),
     Route("GET", "/deals", deals_list, summary="List deals", response_fields=("data", "has_more", "total_count")),

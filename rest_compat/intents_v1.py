@@ -157,8 +157,9 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    from rest_compat import local_methods
+    from rest_compat import bnpl, local_methods, wallets
     from rest_compat.installments import V1_ROUTES as installment_routes
-    return Interface(name="v1", prefix="/v1", routes=ROUTES + local_methods.V1_ROUTES + installment_routes,
+    return Interface(name="v1", prefix="/v1", routes=ROUTES + local_methods.V1_ROUTES + installment_routes
+                     + wallets.V1_ROUTES + bnpl.V1_ROUTES,
                      render_error=render_error,
                      rate_rule=ratelimit.INTENTS_V1, admit=auth.admit)

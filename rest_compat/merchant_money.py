@@ -8,7 +8,7 @@ from aiohttp import web
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
 from services.money import analytics, balance, disputes
-from services.errors import ValidationError
+from services.validation import one_of
 
 
 async def balance_get(call: Call) -> dict:
@@ -33,7 +33,7 @@ async def settlements_transactions(call: Call):
     q = call.query
     fmt = q.get("format") or "json"
     if fmt not in ("json", "csv"):
-        raise ValidationError("format must be json or csv", param="format")
+        raise one_of("format", ("json", "csv"))
     if fmt == "csv":
         text = await balance.settlement_csv(principal=call.principal, settlement_id=call.params["id"],
                                             limit=q.get("limit"), starting_after=q.get("starting_after"))

@@ -12,7 +12,7 @@ from services.payments import customers, installments, payments, receipts, routi
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "email": c.email, "name": c.name, "phone": c.phone,
-            "metadata": c.metadata or {}, "created_at": ts(c.created_at)}
+            "metadata": c.metadata or {}, "tax_id": c.tax_id, "created_at": ts(c.created_at)}
 
 
 def rule_shape(r) -> dict:
@@ -30,7 +30,8 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
                               "card": {"brand": p.card_brand, "last4": p.card_last4,
                                        "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
                                        "fingerprint": p.card_fingerprint, "country": p.card_country,
-                                       **({"networks": p.card_networks} if p.card_networks else {})}},
+                                       **({"networks": p.card_networks} if p.card_networks else {})},
+                              **({"wallet": p.wallet} if p.wallet else {})},
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
            "dispute": dispute, "installments": installments.as_object(p.installments),
@@ -129,12 +130,13 @@ async def payments_refund(call: Call) -> dict:
 
 ROUTES: list[Route] = [
     Route("POST", "/customers", customers_create, summary="Create a customer",
-          request_fields=("email", "name", "phone", "metadata"), response_fields=("id", "email", "name", "created_at")),
+          request_fields=("email", "name", "phone", "metadata", "tax_id"),
+          response_fields=("id", "email", "name", "tax_id", "created_at")),
     Route("GET", "/customers", customers_list, summary="List customers", response_fields=("data", "has_more", "total")),
     Route("GET", "/customers/{id}", customers_get, summary="Retrieve a customer",
-          response_fields=("id", "email", "name", "phone", "created_at")),
+          response_fields=("id", "email", "name", "phone", "tax_id", "created_at")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "phone"), response_fields=("id", "email", "name", "phone")),
+          request_fields=("name", "phone", "tax_id"), response_fields=("id", "email", "name", "phone", "tax_id")),
     Route("GET", "/routing/rules", routing_rules_list, summary="List routing rules",
           response_fields=("data",)),
     Route("POST", "/routing/rules", routing_rules_create, summary="Create a routing rule",

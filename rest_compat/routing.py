@@ -279,10 +279,12 @@ def _wrap(iface: Interface, route: Route):
             elif iface.admit is not None:
                 rule = iface.rate_rule
                 principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
-                                                     allow_publishable=allow_publishable)
+                                                     allow_publishable=allow_publishable,
+                                                     client_address=client_address(request))
             else:
                 principal = await iface.authenticate(request.headers.get("Authorization"),
-                                                     allow_publishable=allow_publishable)
+                                                     allow_publishable=allow_publishable,
+                                                     client_address=client_address(request))
                 rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
                 state = await ratelimit.hit(rule, principal.credential_id)
             if not state.allowed:

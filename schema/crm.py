@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from schema.scalars import MinorAmount
+from schema.tax_ids import TaxId, TaxIdInput
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
@@ -38,13 +39,14 @@ class CrmCustomer(Node):
     email: str | None
     phone: str | None
     tags: list[str]
+    tax_id: TaxId | None = strawberry.field(description="The customer's tax identity")
     created_at: datetime
     updated_at: datetime
 
     @classmethod
     def of(cls, c) -> CrmCustomer:
         return cls(id=strawberry.ID(c.id), name=c.name, email=c.email, phone=c.phone, tags=customers.tags_of(c),
-                   created_at=c.created_at, updated_at=c.updated_at)
+                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at, updated_at=c.updated_at)
 
 
 @strawberry.type
@@ -198,9 +200,12 @@ class CrmRevenue:
 @strawberry.type
 class CrmPipelineStage:
     stage: str
-    count: int
+    count: int = strawberry.field(description="Every open deal of the stage, converted or not")
     value: MinorAmount
     weighted_value: MinorAmount
+    unconverted: list[CrmUnconverted] = strawberry.field(
+        description="The stage's deals in currencies with no rate to the target, per currency in its own minor "
+                    "units: counted in count, not in the values")
 
 
 @strawberry.type
@@ -231,7 +236,8 @@ class CrmReports:
         p = await reports.pipeline(principal=crm_principal(info), query={"currency": currency} if currency else {})
         return CrmPipeline(currency=p.currency, count=p.count, value=p.value, weighted_value=p.weighted_value,
                            stages=[CrmPipelineStage(stage=s.stage, count=s.count, value=s.value,
-                                                    weighted_value=s.weighted_value) for s in p.stages],
+                                                    weighted_value=s.weighted_value, unconverted=_unconverted(s))
+                                   for s in p.stages],
                            unconverted=_unconverted(p), missing_rates=_missing(p))
 
     @strawberry.field
@@ -326,6 +332,7 @@ class CrmCustomerCreateInput:
     email: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -335,6 +342,7 @@ class CrmCustomerUpdateInput:
     email: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -9,11 +9,12 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from schema.bnpl_types import BnplBuyerInput, BnplDetails, BnplItemInput, ShippingAddressInput
 from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
-from schema.payments import PaymentEtaReceipt, PaymentReceipt, eta_receipt_of, load_receipt
+from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intent_refunds, intents
@@ -129,6 +130,9 @@ class PaymentIntent(Node):
         default=None, description="The card's brand and networks (mada), or the local method's own references "
                                   "and result (knet, benefit, fawry, stcpay); as in REST.")
     installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
+    capture_method: str | None = strawberry.field(default=None, description="manual for BNPL (captured as it ships)")
+    amount_capturable: MinorAmount | None = strawberry.field(default=None, description="BNPL: still authorized")
+    bnpl: BnplDetails | None = strawberry.field(default=None, description="BNPL: method, schedule, provider reference")
     eta_receipt: PaymentEtaReceipt | None = strawberry.field(
         default=None, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
 
@@ -171,7 +175,9 @@ class PaymentIntent(Node):
             cod_address=CodAddress(**o["cod_address"]) if o.get("cod_address") else None,
             cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
             payment_method_details=o.get("payment_method_details"),
-            installments=Installments.of(o["installments"]), eta_receipt=eta_receipt_of(o.get("eta_receipt")))
+            installments=Installments.of(o["installments"]), capture_method=o.get("capture_method"),
+            amount_capturable=o.get("amount_capturable"), bnpl=BnplDetails.of(o.get("bnpl")),
+            eta_receipt=eta_receipt_of(o.get("eta_receipt")))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -229,6 +235,12 @@ class PaymentIntentCreateInput:
     return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    apple_pay: WalletTokenInput | None = strawberry.UNSET     # apple_pay: the token pays at once
+    google_pay: WalletTokenInput | None = strawberry.UNSET    # google_pay: the token pays at once
+    buyer: BnplBuyerInput | None = strawberry.UNSET              # BNPL: the buyer the provider scores
+    items: list[BnplItemInput] | None = strawberry.UNSET         # BNPL: adding up to the amount
+    shipping_address: ShippingAddressInput | None = strawberry.UNSET    # BNPL
+    capture_method: str | None = strawberry.UNSET                # BNPL: manual (the only choice)
     eta_receipt: bool | None = strawberry.UNSET
 
 
@@ -242,6 +254,8 @@ class PaymentIntentConfirmInput:
     otp: str | None = strawberry.UNSET                   # stcpay: the one-time code (second confirm)
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
+    apple_pay: WalletTokenInput | None = strawberry.UNSET
+    google_pay: WalletTokenInput | None = strawberry.UNSET
 
 
 @strawberry.input

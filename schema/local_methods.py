@@ -9,6 +9,7 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from schema.bnpl_types import BnplScheduleRule
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
@@ -49,12 +50,14 @@ class PaymentMethodType:
     limits: PaymentMethodLimits
     providers: list[str]
     sandbox: JSON
+    schedule: BnplScheduleRule | None = strawberry.field(default=None, description="BNPL: how the order is split")
 
     @classmethod
     def of(cls, d: dict) -> "PaymentMethodType":
         return cls(type=d["type"], flow=d["flow"], currency=d["currency"], display_name=DisplayName(**d["display_name"]),
                    fee=PaymentMethodFee(**d["fee"]), limits=PaymentMethodLimits(**d["limits"]),
-                   providers=d["providers"], sandbox=d["sandbox"])
+                   providers=d["providers"], sandbox=d["sandbox"],
+                   schedule=BnplScheduleRule(**d["schedule"]) if d.get("schedule") else None)
 
 
 @strawberry.input

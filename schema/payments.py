@@ -14,6 +14,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
 from schema.einvoicing import InvoiceNote
+from schema.tax_ids import TaxId, TaxIdInput
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
@@ -31,12 +32,13 @@ class Customer(Node):
     name: str | None
     phone: str | None
     metadata: JSON
+    tax_id: TaxId | None = strawberry.field(description="The customer's tax identity, read by every e-invoice")
     created_at: datetime
 
     @classmethod
     def of(cls, c) -> Customer:
         return cls(id=strawberry.ID(c.id), email=c.email, name=c.name, phone=c.phone, metadata=c.metadata or {},
-                   created_at=c.created_at)
+                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at)
 
 
 @strawberry.type
@@ -104,6 +106,17 @@ class PaymentCard:
         default=None, description="A mada card's networks, e.g. [\"mada\", \"visa\"] when co-badged")
 
 
+@strawberry.type(description="Apple Pay / Google Pay: how the wallet token paid")
+class PaymentWallet:
+    type: str = strawberry.field(description="apple_pay or google_pay")
+    dynamic_last4: str = strawberry.field(description="The last four digits of the device number")
+    auth_method: str = strawberry.field(description="CRYPTOGRAM_3DS, PAN_ONLY or EMV")
+
+    @classmethod
+    def of(cls, w: dict | None) -> PaymentWallet | None:
+        return cls(type=w["type"], dynamic_last4=w["dynamic_last4"], auth_method=w["auth_method"]) if w else None
+
+
 async def _customers_by_id(info: Info[Context, None]):
     principal = info.context.principal
 
@@ -138,6 +151,14 @@ def _card(root) -> PaymentCard:
     return PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
                        exp_year=p.card_exp_year, fingerprint=p.card_fingerprint, country=p.card_country,
                        networks=p.card_networks)
+
+
+def _wallet(root) -> PaymentWallet | None:
+    return PaymentWallet.of(root._row.wallet)
+
+
+def _method_type(root) -> str:
+    return root._row.payment_method_type
 
 
 def _metadata(root) -> JSON:
@@ -196,6 +217,10 @@ class Payment(Node):
     capture_method: str
     decline_code: str | None
     card: PaymentCard = strawberry.field(resolver=_card)
+    payment_method_type: str = strawberry.field(resolver=_method_type,
+                                                description="card, mada, apple_pay or google_pay")
+    wallet: PaymentWallet | None = strawberry.field(resolver=_wallet,
+                                                    description="Apple Pay / Google Pay (null: not a wallet)")
     metadata: JSON = strawberry.field(resolver=_metadata)
     customer_id: str | None
     payment_link: str | None = strawberry.field(description="The lnk_ id when paid on a payment link")
@@ -264,11 +289,19 @@ class CardInput:
     cvc: str | None = strawberry.UNSET
 
 
+@strawberry.input(description="A wallet token (services.payments.wallets): Apple Pay's whole PKPaymentToken "
+                            "JSON, Google Pay's tokenizationData.token string")
+class WalletTokenInput:
+    token: JSON
+
+
 @strawberry.input
 class PaymentMethodInput:
-    card: CardInput
+    card: CardInput | None = strawberry.UNSET       # required unless type is apple_pay or google_pay
     type: str | None = strawberry.UNSET
     billing_country: str | None = strawberry.UNSET
+    apple_pay: WalletTokenInput | None = strawberry.UNSET
+    google_pay: WalletTokenInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -342,6 +375,7 @@ class CustomerCreateInput:
     name: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -351,6 +385,7 @@ class CustomerUpdateInput:
     name: str | None = strawberry.UNSET
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
+    tax_id: TaxIdInput | None = strawberry.UNSET
 
 
 @strawberry.type

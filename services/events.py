@@ -17,7 +17,7 @@ from services.infra.runtime import runtime
 # Every type of payment-intents-v1.md plus those the merchant interface needs.
 EVENT_TYPES = (
     "payment.created", "payment.processing", "payment.succeeded", "payment.failed", "payment.refunded",
-    "payment.disputed", "payment.captured", "payment.voided",
+    "payment.disputed", "payment.captured", "payment.voided", "payment.authorized",
     "crypto.detected", "crypto.confirmed", "crypto.expired",
     "cod.assigned", "cod.delivered", "cod.returned",
     "payout.paid", "invoice.sent", "subscription.renewed",

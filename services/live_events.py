@@ -21,6 +21,7 @@ from models.events import Event
 from models.intents import PaymentIntent
 from models.payments import Payment
 from services.errors import ValidationError
+from services.validation import one_of
 from services.events import EVENT_TYPES
 from services.infra.runtime import runtime
 from services.principal import Principal
@@ -36,9 +37,9 @@ def check_types(types: list[str] | None) -> frozenset[str] | None:
         return None
     if not isinstance(types, list) or len(types) > len(EVENT_TYPES):
         raise ValidationError("types must be a list of event types", param="types")
-    unknown = [t for t in types if t not in EVENT_TYPES]
-    if unknown:
-        raise ValidationError(f"unknown event type {unknown[0]!r}; one of: {', '.join(EVENT_TYPES)}", param="types")
+    for i, t in enumerate(types):
+        if t not in EVENT_TYPES:
+            raise one_of(f"types[{i}]", EVENT_TYPES)
     return frozenset(types)
 
 

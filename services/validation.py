@@ -163,10 +163,18 @@ def check_int(v: Any, param: str, *, min: int = 0, max: int = MAX_INT) -> int:
     return v
 
 
-def check_enum(v: Any, param: str, values: Iterable[str]) -> str:
+def one_of(param: str, values: Iterable[Any], *, code: str | None = None, context: str = "") -> ValidationError:
+    """The refusal of a value from a closed set, in the one form every such refusal takes:
+    `currency must be one of TRY, SAR, AED` (`context` names what the set depends on: `for USDT`)."""
+    listed = ", ".join(str(v) for v in values)
+    return ValidationError(f"{param} must be one of {listed}{' ' + context if context else ''}", param=param,
+                           code=code)
+
+
+def check_enum(v: Any, param: str, values: Iterable[str], *, code: str | None = None) -> str:
     values = list(values)
     if not isinstance(v, str) or v not in values:
-        raise ValidationError(f"{param} must be one of: {', '.join(values)}", param=param)
+        raise one_of(param, values, code=code)
     return v
 
 

@@ -35,7 +35,7 @@ from services.infra.webhook_http import DeliveryResult, transport
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
-from services.validation import Fields, check_str
+from services.validation import Fields, check_enum, check_str, one_of
 
 log = logging.getLogger("qafila.webhooks")
 
@@ -157,8 +157,7 @@ def _events_param(values: list) -> list[str]:
     out: list[str] = []
     for i, v in enumerate(values):
         if not isinstance(v, str) or (v != "*" and v not in EVENT_TYPES):
-            raise ValidationError(f"events[{i}] must be \"*\" or one of: {', '.join(EVENT_TYPES)}",
-                                  param=f"events[{i}]")
+            raise one_of(f"events[{i}]", ("*", *EVENT_TYPES))
         if v not in out:
             out.append(v)
     return ["*"] if "*" in out else out
@@ -499,8 +498,8 @@ async def list_events(*, principal: Principal, limit=None, starting_after: str |
                       type: str | None = None) -> Page:
     """Events of this merchant and mode, newest first; items are EventSummary."""
     qs = Event.filter(**principal.scope)
-    if type is not None:
-        qs = qs.filter(type=check_str(type, "type", max_len=64))
+    if type not in (None, ""):
+        qs = qs.filter(type=check_enum(type, "type", EVENT_TYPES))
     p = await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
     p.items = await _summaries(p.items)
     return p

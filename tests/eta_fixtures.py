@@ -1,7 +1,6 @@
 """Helpers for the ETA tests: a set-up unit, an eg_rin customer, EGP invoices."""
 from __future__ import annotations
 
-from models.payments import Customer
 from tests.billing_fixtures import call
 
 SETUP = {"rin": "100200300", "name": "Nile Trading SAE",
@@ -23,10 +22,10 @@ async def setup(client, key, expect=200, **over):
 async def rin_customer(client, key, rin: str = "200300400", name: str = "Delta Buyers LLC") -> str:
     """A customer with an Egyptian tax id and an address (metadata eta_*)."""
     status, c = await call(client, "POST", "/api/customers", key, {"name": name, "email": "ap@delta.example",
-                                                                   "metadata": ADDRESS})
+                                                                   "metadata": ADDRESS,
+                                                                   "tax_id": {"type": "eg_rin", "value": rin}})
     assert status == 200, c
-    # TODO(main): through POST /api/customers once tax_id is validated there.
-    await Customer.filter(id=c["id"]).update(tax_id={"type": "eg_rin", "value": rin, "country": "EG"})
+    assert c["tax_id"]["type"] == "eg_rin" and c["tax_id"]["value"] == rin, c
     return c["id"]
 
 

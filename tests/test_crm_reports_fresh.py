@@ -19,7 +19,8 @@ query($cur: String) {
     revenue(currency: $cur) { currency total totalDecimal dealCount
       byCurrency { currency amount dealCount rate rateDate inverse convertedDecimal source }
       unconverted { currency dealCount amount weightedAmount } missingRates { base quote } }
-    pipeline(currency: $cur) { currency count value weightedValue stages { stage count value weightedValue }
+    pipeline(currency: $cur) { currency count value weightedValue stages { stage count value weightedValue
+        unconverted { currency dealCount amount weightedAmount } }
       unconverted { currency dealCount amount weightedAmount } missingRates { base quote } }
     rates { id base quote rate rateDate updatedAt source }
   } }
@@ -146,9 +147,9 @@ async def test_pipeline_on_a_fresh_account_in_a_three_decimal_currency(crm, make
     b = await r.json()
     assert b["currency"] == "BHD"
     stages = {s["stage"]: (s["count"], s["value"], s["weighted_value"]) for s in b["stages"]}
-    assert stages == {"lead": (1, 376_000, 37_600), "qualified": (0, 0, 0), "proposal": (0, 0, 0),
-                      "negotiation": (1, 37_600, 28_200)}
-    assert b["total"] == {"count": 2, "value": 413_600, "weighted_value": 65_800}
+    assert stages == {"lead": (1, 376_000, 37_600), "qualified": (0, 0, 0), "proposal": (2, 0, 0),
+                      "negotiation": (1, 37_600, 28_200)}                 # issue 35: every open deal counted
+    assert b["total"] == {"count": 4, "value": 413_600, "weighted_value": 65_800}
     assert b["unconverted"] == [
         {"currency": "KWD", "deal_count": 1, "amount": 1_001, "weighted_amount": 501},     # 0.5005 -> 0.501
         {"currency": "TRY", "deal_count": 1, "amount": 1_000_000, "weighted_amount": 330_000}]
@@ -158,9 +159,9 @@ async def test_pipeline_on_a_fresh_account_in_a_three_decimal_currency(crm, make
     status, g = await gql(crm, REPORTS, {"cur": None}, token=a.access)
     assert status == 200 and "errors" not in g, g
     p = g["data"]["crm"]["reports"]["pipeline"]
-    assert (p["currency"], p["count"], p["value"], p["weightedValue"]) == ("BHD", 2, 413_600, 65_800)
+    assert (p["currency"], p["count"], p["value"], p["weightedValue"]) == ("BHD", 4, 413_600, 65_800)
     assert snake(p["unconverted"]) == b["unconverted"] and snake(p["missingRates"]) == b["missing_rates"]
-    assert snake(p["stages"]) == b["stages"]
+    assert [{**row, "unconverted": snake(row["unconverted"])} for row in snake(p["stages"])] == b["stages"]
     # an empty fresh account: 200 with zeros, nothing missing
     empty = await make_account()
     for path in ("/api/reports/pipeline", "/api/reports/revenue?currency=KWD"):

@@ -277,7 +277,7 @@ async def test_a_count_not_offered_is_a_400_listing_the_valid_counts(client, mer
     status, body = await pay(client, merchant.sk, amount, currency=currency, number=number, installments=count)
     assert status == 400 and body["error"]["param"] == "installments", body
     assert body["error"]["code"] == "invalid_installments"
-    assert body["error"]["detail"].endswith(f"valid counts: {valid}")
+    assert body["error"]["detail"] == f"installments must be one of {valid}"
     assert number not in body["error"]["message"]
     assert await Payment.filter(merchant_id=merchant.id).count() == 0
 
@@ -389,7 +389,7 @@ async def test_intent_count_on_confirm_with_a_tokenized_card_and_the_publishable
     pm = await r.json()
     bad = await confirm(client, merchant.pk, intent["id"], expect=400, payment_method_id=pm["id"],
                         client_secret=intent["client_secret"], installments=4)
-    assert bad["error"]["param"] == "installments" and bad["error"]["message"].endswith("1, 2, 3, 6, 9, 12")
+    assert bad["error"]["param"] == "installments" and bad["error"]["message"] == "installments must be one of 1, 2, 3, 6, 9, 12"
     done = await confirm(client, merchant.pk, intent["id"], payment_method_id=pm["id"],
                          client_secret=intent["client_secret"], installments=12)
     assert done["installments"]["count"] == 12 and done["installments"]["total_amount"] == 56500
@@ -397,13 +397,13 @@ async def test_intent_count_on_confirm_with_a_tokenized_card_and_the_publishable
 
 async def test_intent_installments_refused_for_other_currencies_methods_and_cards(client, merchant):
     bad = await create(client, merchant.sk, expect=400, amount=12000, currency="KWD", installments=3)
-    assert bad["error"]["param"] == "installments" and bad["error"]["message"].endswith("valid counts: 1")
+    assert bad["error"]["param"] == "installments" and bad["error"]["message"] == "installments must be one of 1"
     bad = await create(client, merchant.sk, expect=400, payment_method="cod", installments=3,
                        cod_address={"line1": "x", "city": "Istanbul", "country": "TR"})
     assert bad["error"]["param"] == "installments"
     intent = await create(client, merchant.sk, amount=120000, installments=2)
     bad = await confirm(client, merchant.sk, intent["id"], expect=400, payment_method_id="pm_card_tr_debit")
-    assert bad["error"]["param"] == "installments" and "valid counts: 1" in bad["error"]["message"]
+    assert bad["error"]["param"] == "installments" and bad["error"]["message"] == "installments must be one of 1"
     done = await confirm(client, merchant.sk, intent["id"], payment_method_id="pm_card_tr_debit", installments=1)
     assert done["status"] == "succeeded" and done["installments"] is None and done["amount_received"] == 120000
 

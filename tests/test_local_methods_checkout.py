@@ -19,12 +19,12 @@ def _choices(html: str) -> list[str]:
     return re.findall(r'<li data-method="([a-z_]+)"', html)
 
 
-@pytest.mark.parametrize("currency,amount,expected", [("KWD", 12_500, ["card", "knet"]),
-                                                      ("SAR", 10_000, ["card", "mada", "stcpay"]),
-                                                      ("BHD", 5_000, ["card", "benefit"]),
-                                                      ("EGP", 50_000, ["card", "fawry"])])
-async def test_link_checkout_offers_the_methods_of_its_currency_card_first(client, merchant, currency, amount,
-                                                                          expected):
+# The local method first where most buyers pay with it (issue 35); mada pays through the card form.
+@pytest.mark.parametrize("currency,amount,expected", [("KWD", 12_500, ["knet", "card"]),
+                                                      ("SAR", 10_000, ["card", "stcpay"]),
+                                                      ("BHD", 5_000, ["benefit", "card"]),
+                                                      ("EGP", 50_000, ["fawry", "card"])])
+async def test_link_checkout_offers_the_methods_of_its_currency(client, merchant, currency, amount, expected):
     link = await make_link(client, merchant.sk, amount=amount, currency=currency)
     for lang, rtl in (("ar", True), ("en", False), ("tr", False)):
         status, html, headers = await open_page(client, link["url"] + f"?locale={lang}")

@@ -6,6 +6,7 @@ import asyncio
 
 import aiohttp
 
+from services.events import EVENT_TYPES
 from tests.money_fixtures import pay_ok
 from tests.payments_fixtures import DECLINED, call, card
 
@@ -78,11 +79,11 @@ async def test_unknown_event_types_are_an_error_naming_types(client, merchant):
     ws = await connect(client, merchant.sk)
     assert (await next_message(ws))["type"] == "connection_ack"
     await ws.send_json({"id": "7", "type": "subscribe",
-                        "payload": {"query": SUB, "variables": {"types": ["payment.exploded"]}}})
+                        "payload": {"query": SUB, "variables": {"types": ["payment.succeeded", "payment.exploded"]}}})
     msg = await next_message(ws)
     assert msg["id"] == "7" and msg["type"] in ("error", "next"), msg
     errors = msg["payload"] if msg["type"] == "error" else msg["payload"]["errors"]
-    assert "payment.exploded" in errors[0]["message"]
+    assert errors[0]["message"] == f"types[1] must be one of {', '.join(EVENT_TYPES)}"     # issue 35: the set named
     await ws.close()
 
 

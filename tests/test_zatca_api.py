@@ -240,6 +240,7 @@ async def test_only_sar_invoices_of_onboarded_merchants_and_vat_at_15(client, me
     five = await sar_invoice(client, merchant.sk, cid, tax_rate=5)
     status, out = await call(client, "PUT", f"/api/invoices/{five['id']}/mark-paid", merchant.sk)
     assert status == 400 and out["error"]["param"] == "tax_rate" and out["error"]["code"] == "zatca_vat_rate"
+    assert out["error"]["detail"].startswith("tax_rate must be one of 15, 0 on a Saudi e-invoice"), out
     status, after = await call(client, "GET", f"/api/invoices/{five['id']}", merchant.sk)
     assert after["status"] == "draft"
     # Another merchant's invoice: 404, not its XML.

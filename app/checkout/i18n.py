@@ -12,8 +12,7 @@ EN = {
     "invoice": "Invoice", "item": "Item", "quantity": "Qty", "card_details": "Card details",
     "card_number": "Card number", "expiry": "Expiry (MM/YY)", "cvc": "CVC", "name_on_card": "Name on card",
     "contact_title": "Where should we send your receipt? (optional)", "email": "E-mail", "phone": "Phone (with country code)",
-    "pay_button": "Pay {amount}", "processing_wait": "Processing…", "test_mode": "Test mode: no real money moves. "
-    "Use 4242 4242 4242 4242 (approved), 4000 0000 0000 0002 (declined) or 4000 0025 0000 3155 (3-D Secure).",
+    "pay_button": "Pay {amount}", "processing_wait": "Processing…", "test_mode": "Test mode: no real money moves.",
     "secure_note": "Card details go straight to the payment service; the merchant never sees them.",
     "success_title": "Payment successful", "success_body": "Thank you. {merchant} received {amount}.",
     "payment_id": "Payment", "view_receipt": "View receipt", "declined_title": "Payment declined",
@@ -38,7 +37,7 @@ EN = {
     "receipt_method": "Paid with", "receipt_status": "Status", "receipt_print": "Print",
     "card_ending": "{brand} ending {last4}", "status_succeeded": "Paid", "status_captured": "Paid",
     "status_refunded": "Refunded", "method_crypto": "Crypto", "method_cod": "Cash on delivery", "method_qr": "QR",
-    "method_tap_to_pay": "Tap to pay", "method_card": "Card", "method_bank_transfer": "Bank transfer",
+    "method_tap_to_pay": "Tap to pay", "method_card": "Card", "method_apple_pay": "Apple Pay", "method_google_pay": "Google Pay", "method_bank_transfer": "Bank transfer",
     "error_title": "Please check the form", "error_generic": "Something went wrong. Please try again.",
     "decline_card_declined": "The card was declined by the bank.",
     "decline_insufficient_funds": "The card has insufficient funds.",
@@ -57,8 +56,7 @@ TR = {
     "card_number": "Kart numarası", "expiry": "Son kullanma (AA/YY)", "cvc": "CVC", "name_on_card": "Kart üzerindeki isim",
     "contact_title": "Makbuzunuzu nereye gönderelim? (isteğe bağlı)", "email": "E-posta",
     "phone": "Telefon (ülke koduyla)", "pay_button": "{amount} öde", "processing_wait": "İşleniyor…",
-    "test_mode": "Test modu: gerçek para hareket etmez. 4242 4242 4242 4242 (onay), 4000 0000 0000 0002 (ret) "
-    "veya 4000 0025 0000 3155 (3-D Secure) kullanın.",
+    "test_mode": "Test modu: gerçek para hareket etmez.",
     "secure_note": "Kart bilgileri doğrudan ödeme hizmetine gider; satıcı bunları görmez.",
     "success_title": "Ödeme başarılı", "success_body": "Teşekkürler. {merchant}, {amount} tutarını aldı.",
     "payment_id": "Ödeme", "view_receipt": "Makbuzu görüntüle", "declined_title": "Ödeme reddedildi",
@@ -83,7 +81,7 @@ TR = {
     "receipt_method": "Ödeme yöntemi", "receipt_status": "Durum", "receipt_print": "Yazdır",
     "card_ending": "Sonu {last4} olan {brand}", "status_succeeded": "Ödendi", "status_captured": "Ödendi",
     "status_refunded": "İade edildi", "method_crypto": "Kripto", "method_cod": "Kapıda ödeme", "method_qr": "QR",
-    "method_tap_to_pay": "Temassız", "method_card": "Kart", "method_bank_transfer": "Havale",
+    "method_tap_to_pay": "Temassız", "method_card": "Kart", "method_apple_pay": "Apple Pay", "method_google_pay": "Google Pay", "method_bank_transfer": "Havale",
     "error_title": "Lütfen formu kontrol edin", "error_generic": "Bir sorun oluştu. Lütfen tekrar deneyin.",
     "decline_card_declined": "Kart banka tarafından reddedildi.",
     "decline_insufficient_funds": "Kartın bakiyesi yetersiz.",
@@ -102,8 +100,7 @@ AR = {
     "name_on_card": "الاسم على البطاقة", "contact_title": "أين نرسل إيصالك؟ (اختياري)",
     "email": "البريد الإلكتروني", "phone": "الهاتف (مع رمز الدولة)", "pay_button": "ادفع {amount}",
     "processing_wait": "جارٍ المعالجة…",
-    "test_mode": "وضع الاختبار: لا تنتقل أموال حقيقية. استخدم 4242 4242 4242 4242 (مقبولة) أو "
-    "4000 0000 0000 0002 (مرفوضة) أو 4000 0025 0000 3155 (التحقق ثلاثي الأبعاد).",
+    "test_mode": "وضع الاختبار: لا تنتقل أموال حقيقية.",
     "secure_note": "تذهب بيانات البطاقة مباشرة إلى خدمة الدفع؛ لا يراها التاجر.",
     "success_title": "تم الدفع بنجاح", "success_body": "شكرًا لك. استلم {merchant} مبلغ {amount}.",
     "payment_id": "الدفعة", "view_receipt": "عرض الإيصال", "declined_title": "تم رفض الدفع",
@@ -127,7 +124,7 @@ AR = {
     "receipt_method": "طريقة الدفع", "receipt_status": "الحالة", "receipt_print": "طباعة",
     "card_ending": "{brand} المنتهية بـ {last4}", "status_succeeded": "مدفوع", "status_captured": "مدفوع",
     "status_refunded": "مسترد", "method_crypto": "عملة رقمية", "method_cod": "الدفع عند الاستلام", "method_qr": "رمز QR",
-    "method_tap_to_pay": "الدفع باللمس", "method_card": "بطاقة", "method_bank_transfer": "تحويل مصرفي",
+    "method_tap_to_pay": "الدفع باللمس", "method_card": "بطاقة", "method_apple_pay": "Apple Pay", "method_google_pay": "Google Pay", "method_bank_transfer": "تحويل مصرفي",
     "error_title": "يرجى التحقق من النموذج", "error_generic": "حدث خطأ. يرجى المحاولة مرة أخرى.",
     "decline_card_declined": "رفض المصرف البطاقة.", "decline_insufficient_funds": "رصيد البطاقة غير كافٍ.",
     "decline_authentication_failed": "فشل التحقق ثلاثي الأبعاد.",
@@ -189,6 +186,41 @@ AR.update({
     "decline_expired": "انتهت صلاحية الرقم المرجعي قبل دفعه.",
     "decline_invalid_otp": "الرمز غير صحيح.", "decline_otp_attempts_exceeded": "رموز خاطئة كثيرة جدًا.",
     "attempts_left": "المحاولات المتبقية: {n}.",
+})
+# ---- the method choice (issue 35): what each flow does next, the test-mode notice of the method
+# chosen, built from the registry's sandbox values (`sbx_<key>`; a key without a label prints as is)
+EN.update({
+    "flow_redirect": "You continue on the {method} page of your bank to pay.",
+    "flow_reference": "You get a reference number to pay in cash at any {method} outlet.",
+    "flow_otp": "We send a one-time code to your {method} mobile number.",
+    "test_values": "{method}: {values}.", "list_sep": ", ", "part_sep": "; ",
+    "sbx_approved": "approved", "sbx_declined": "declined", "sbx_three_d_secure": "3-D Secure",
+    "sbx_approved_co_badged_visa": "approved, with Visa", "sbx_insufficient_funds": "insufficient funds",
+    "sbx_pin": "PIN {value}", "sbx_phone": "phone {value}", "sbx_otp": "code {value} approves",
+    "sbx_attempts": "{value} tries", "sbx_pay": "the merchant pays the reference with {value}",
+    "sbx_expires_in_hours": "it expires after {value} hours",
+})
+TR.update({
+    "flow_redirect": "Ödemek için bankanızın {method} sayfasına geçersiniz.",
+    "flow_reference": "Herhangi bir {method} noktasında nakit ödemek için bir referans numarası alırsınız.",
+    "flow_otp": "{method} cep telefonunuza tek kullanımlık bir kod göndeririz.",
+    "test_values": "{method}: {values}.", "list_sep": ", ", "part_sep": "; ",
+    "sbx_approved": "onay", "sbx_declined": "ret", "sbx_three_d_secure": "3-D Secure",
+    "sbx_approved_co_badged_visa": "onay, Visa ile", "sbx_insufficient_funds": "yetersiz bakiye",
+    "sbx_pin": "PIN {value}", "sbx_phone": "telefon {value}", "sbx_otp": "{value} kodu onaylanır",
+    "sbx_attempts": "{value} deneme", "sbx_pay": "satıcı referansı {value} ile öder",
+    "sbx_expires_in_hours": "süresi {value} saatte dolar",
+})
+AR.update({
+    "flow_redirect": "تنتقل إلى صفحة {method} في مصرفك لتدفع.",
+    "flow_reference": "تحصل على رقم مرجعي لتدفع نقدًا في أي منفذ {method}.",
+    "flow_otp": "نرسل رمزًا لمرة واحدة إلى رقم جوالك في {method}.",
+    "test_values": "{method}: {values}.", "list_sep": "، ", "part_sep": "؛ ",
+    "sbx_approved": "مقبولة", "sbx_declined": "مرفوضة", "sbx_three_d_secure": "التحقق ثلاثي الأبعاد",
+    "sbx_approved_co_badged_visa": "مقبولة، مع فيزا", "sbx_insufficient_funds": "رصيد غير كافٍ",
+    "sbx_pin": "الرقم السري {value}", "sbx_phone": "الهاتف {value}", "sbx_otp": "الرمز {value} مقبول",
+    "sbx_attempts": "{value} محاولات", "sbx_pay": "يدفع التاجر الرقم المرجعي عبر {value}",
+    "sbx_expires_in_hours": "تنتهي صلاحيته بعد {value} ساعة",
 })
 # The method names come from the one registry (services.payments.methods).
 for _lang, _labels in (("en", EN), ("tr", TR), ("ar", AR)):

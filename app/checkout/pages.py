@@ -21,221 +21,52 @@ the forms post in the background (`X-Qafila-Fetch: 1` -> JSON) and the page neve
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
-import secrets
-import time
-from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-import jinja2
 import segno
-from markupsafe import Markup
 from aiohttp import web
+from markupsafe import Markup
 
-from app.checkout import i18n
+from app.checkout import common, local
 from app.checkout import installments as taksit
-from rest_compat.routing import json_response, request_id
-from services.payments import checkout, installments, pricing, receipts
+from rest_compat.routing import json_response
+from services.payments import checkout, installments, receipts
 from services.errors import DomainError, NotFound, RateLimited, ValidationError
-from services.infra.runtime import runtime
 
 log = logging.getLogger("qafila.checkout")
 
-_HERE = Path(__file__).resolve().parent.parent
-TEMPLATES = _HERE / "templates" / "checkout"
-ASSETS = _HERE / "static" / "checkout"
+ASSETS = Path(__file__).resolve().parent.parent / "static" / "checkout"
 ASSET_TYPES = {"checkout.css": "text/css", "checkout.js": "text/javascript"}
 ID = r"{id:(?:lnk|pay|inv)_[0-9A-Za-z]{1,40}}"
 TOKEN = r"{token:[0-9A-Za-z]{16,64}}"          # a receipt token (app.logs writes `{token}` in its place)
-CSRF_MAX_AGE = 2 * 3600
-LANGUAGE_NAMES = (("en", "English"), ("tr", "Türkçe"), ("ar", "العربية"))
-SETTINGS = web.AppKey("checkout_settings", dict)
-
-_env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                          undefined=jinja2.ChainableUndefined, trim_blocks=False)
-
-
-# ---------------------------------------------------------------- security
-
-def _frame_ancestors(settings, embed: bool) -> str:
-    if not embed:
-        return "'none'"
-    origins = [o for o in settings.cors_origins if o != "*"]
-    if origins:
-        return " ".join(origins)
-    return "'none'" if settings.env == "production" else "*"
-
-
-def security_headers(settings, *, embed: bool = False) -> dict[str, str]:
-    ancestors = _frame_ancestors(settings, embed)
-    headers = {
-        "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                    "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
-                                    f"frame-ancestors {ancestors}"),
-        "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-        "Cache-Control": "no-store", "X-Robots-Tag": "noindex",
-    }
-    if ancestors == "'none'":
-        headers["X-Frame-Options"] = "DENY"
-    return headers
-
-
-def _sign(*parts: str) -> str:
-    key = runtime().config.secret_key.encode()
-    return hmac.new(key, "|".join(("csrf", *parts)).encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def new_csrf(checkout_id: str) -> str:
-    nonce = secrets.token_urlsafe(16)
-    issued = str(int(time.time()))
-    return f"{nonce}.{issued}.{_sign(checkout_id, nonce, issued)}"
-
-
-def check_csrf(checkout_id: str, token: str | None) -> str:
-    """The token's nonce, if the token was made for this page by this service and is fresh."""
-    parts = (token or "").split(".")
-    if len(parts) != 3 or not parts[1].isdigit():
-        raise CsrfRefused()
-    nonce, issued, sig = parts
-    if not hmac.compare_digest(sig.encode(), _sign(checkout_id, nonce, issued).encode()):
-        raise CsrfRefused()
-    if not 0 <= time.time() - int(issued) <= CSRF_MAX_AGE:
-        raise CsrfRefused()
-    return nonce
-
-
-class CsrfRefused(Exception):
-    pass
-
-
-# ---------------------------------------------------------------- rendering
-
-class Page:
-    """What every template of one request sees."""
-
-    def __init__(self, request: web.Request, *, explicit: str | None = None, country: str | None = None):
-        """`explicit`: the merchant's choice (the intent's, link's or invoice's locale), which wins;
-        `country`: the merchant's, whose default language applies when nobody names one (a page
-        with no merchant, e.g. 404: English)."""
-        self.request = request
-        self.settings = request.app[SETTINGS]
-        self.embed = request.query.get("embed") == "1"
-        self.fixed = explicit in i18n.LOCALES
-        form_locale = None
-        if request.method == "POST":
-            form_locale = request.get("checkout_form", {}).get("locale")
-        self.lang = i18n.pick_locale(explicit=explicit, query=request.query.get("locale") or form_locale,
-                                     accept_language=request.headers.get("Accept-Language"), country=country)
-        self.t = i18n.labels(self.lang)
-
-    @classmethod
-    def of(cls, request: web.Request, c: checkout.Checkout) -> Page:
-        return cls(request, explicit=c.locale, country=c.merchant_country)
-
-    def base(self) -> dict:
-        prefix = self.settings["pay_prefix"]
-        return {"lang": self.lang, "dir": "rtl" if self.lang in i18n.RTL else "ltr", "t": self.t,
-                "embed": self.embed, "asset": lambda name: f"{prefix}/assets/{name}",
-                "languages": () if self.embed or self.fixed else LANGUAGE_NAMES, "merchant": None}
-
-    def render(self, template: str, status: int = 200, **ctx) -> web.Response:
-        html = _env.get_template(template).render({**self.base(), **ctx})
-        return web.Response(text=html, status=status, content_type="text/html", charset="utf-8",
-                            headers=security_headers(self.settings["settings"], embed=self.embed))
-
-    def fragment(self, template: str, **ctx) -> str:
-        return _env.get_template(template).render({**self.base(), **ctx})
-
-    def message(self, kind: str, status: int, heading: str, *lines: str) -> web.Response:
-        return self.render("message.html", status=status, kind=kind, heading=heading, lines=lines)
-
-
-def _fetch(request: web.Request) -> bool:
-    return request.headers.get("X-Qafila-Fetch") == "1"
-
-
-def _amount(amount: int, currency: str, lang: str) -> str:
-    return pricing.format_localized(amount, currency, lang)
-
-
-def _paths(request: web.Request, cid: str) -> dict[str, str]:
-    prefix = request.app[SETTINGS]["pay_prefix"]
-    embed = "?embed=1" if request.query.get("embed") == "1" else ""
-    return {"action": f"{prefix}/{cid}{embed}", "page_url": f"{prefix}/{cid}",
-            "challenge_action": f"{prefix}/{cid}/authenticate{embed}", "qr_url": f"{prefix}/{cid}/qr.png",
-            "installments_url": f"{prefix}/{cid}/installments"}
-
-
-def _lock_remaining(c: checkout.Checkout) -> str:
-    if c.method != "crypto" or not c.intent or not c.intent.crypto:
-        return ""
-    until = datetime.fromisoformat(c.intent.crypto["rate_locked_until"].replace("Z", "+00:00"))
-    left = max(0, int((until - runtime().clock.now()).total_seconds()))
-    return f"{left // 60}:{left % 60:02d}"
-
-
-def _context(page: Page, c: checkout.Checkout, request: web.Request, **extra) -> dict:
-    lang = page.lang
-    items = [{"name": i["name"], "quantity": i["quantity"],
-              "total": _amount(i["amount"] * i["quantity"], c.currency, lang)} for i in c.items]
-    from app.checkout import sandbox              # the local methods' choices (issue 23)
-    return {"c": c, "merchant": c.merchant_name, "amount_text": _amount(c.amount, c.currency, lang), "items": items,
-            "csrf": new_csrf(c.id), "form": {}, "error": None, "error_field": None, "declined": False,
-            "lock_remaining": _lock_remaining(c), **sandbox.context(c), **_paths(request, c.id), **extra}
-
-
-def _gone(page: Page, reason: str) -> web.Response:
-    t = page.t
-    return page.message("gone", 410, t.gone_title, t.get(f"gone_{reason}", ""), t.gone_hint)
-
-
-def _not_found(page: Page) -> web.Response:
-    return page.message("notfound", 404, page.t.notfound_title, page.t.notfound_body)
-
-
-async def _load(page: Page, cid: str) -> checkout.Checkout | web.Response:
-    try:
-        return await checkout.load(cid)
-    except checkout.Gone as g:
-        return _gone(page, g.reason)
-    except NotFound:
-        return _not_found(page)
+# The shared pieces (app/checkout/common.py) under the names this module has always used.
+SETTINGS = common.SETTINGS
+Page = common.Page
+security_headers = common.security_headers
+new_csrf = common.new_csrf
 
 
 # ---------------------------------------------------------------- handlers
 
 async def checkout_page(request: web.Request) -> web.Response:
     cid = request.match_info["id"]
-    c = await _load(Page(request), cid)
+    c = await common.load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
     page = Page.of(request, c)
     if c.state == "requires_action" and c.method in checkout.LOCAL_FLOWS:
-        from app.checkout import sandbox
-        return sandbox.local_panel(request, page, c)
+        return local.local_panel(request, page, c)
     if c.state == "requires_action":
         return await _challenge_page(request, page, c, c.challenge_token)
     panel = "panel_processing.html" if c.state == "processing" else "panel_pay.html"
-    return page.render("checkout.html", panel=panel, **_context(page, c, request))
-
-
-async def _form(request: web.Request) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if request.content_type not in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        raise ValidationError("Send the form as application/x-www-form-urlencoded", param="Content-Type")
-    for k, v in (await request.post()).items():
-        if isinstance(v, str) and "\x00" not in v and k not in out:
-            out[k] = v[:500]
-    request["checkout_form"] = out
-    return out
+    return page.render("checkout.html", panel=panel, **common.context(page, c, request))
 
 
 def _too_many(page: Page, e: RateLimited) -> web.Response:
     t = page.t
-    if _fetch(page.request):
+    if common.fetch_requested(page.request):
         resp = json_response({"error": {"message": t.too_many, "field": None}}, status=429,
                              headers=security_headers(page.settings["settings"]))
     else:
@@ -245,7 +76,7 @@ def _too_many(page: Page, e: RateLimited) -> web.Response:
 
 
 def _csrf_refused(page: Page, cid: str) -> web.Response:
-    if _fetch(page.request):
+    if common.fetch_requested(page.request):
         return json_response({"error": {"message": page.t.forbidden_body, "field": None}, "csrf": new_csrf(cid)},
                              status=403, headers=security_headers(page.settings["settings"]))
     return page.message("forbidden", 403, page.t.forbidden_title, page.t.forbidden_body)
@@ -256,16 +87,16 @@ async def _admit_post(request: web.Request):
     that refuses it (415 not a form, 404/410 no such checkout, 403 a bad CSRF token)."""
     cid = request.match_info["id"]
     try:
-        form = await _form(request)
+        form = await common.read_form(request)
     except ValidationError:
         return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
-    c = await _load(Page(request), cid)
+    c = await common.load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
     page = Page.of(request, c)
     try:
-        nonce = check_csrf(cid, form.get("csrf"))
-    except CsrfRefused:
+        nonce = common.check_csrf(cid, form.get("csrf"))
+    except common.CsrfRefused:
         return _csrf_refused(page, cid)
     return cid, form, c, page, nonce
 
@@ -276,9 +107,8 @@ async def checkout_submit(request: web.Request) -> web.Response:
         return admitted
     cid, form, c, page, nonce = admitted
     try:
-        if form.get("action") in ("choose", "local"):     # the local methods (app/checkout/sandbox.py)
-            from app.checkout import sandbox
-            return await sandbox.local_submit(request, page, c, form, nonce)
+        if form.get("action") in ("choose", "local"):     # the local methods (app/checkout/local.py)
+            return await local.local_submit(request, page, c, form, nonce)
         if form.get("action") == "confirm":
             outcome = await checkout.confirm_offline(checkout_id=cid, client_address=request.remote)
         elif form.get("action") == "installments":
@@ -289,26 +119,14 @@ async def checkout_submit(request: web.Request) -> web.Response:
                                               idempotency_key=f"checkout_{nonce}",
                                               client_address=request.remote)
     except checkout.Gone as g:
-        return _gone(page, g.reason)
+        return common.gone(page, g.reason)
     except RateLimited as e:
         return _too_many(page, e)
     except ValidationError as e:
         if form.get("action") == "installments" and e.param == "installments":
             return await _installments_error(request, page, c, form, e.message)
-        return _form_error(request, page, c, form, e.message, e.param)
+        return common.form_error(request, page, c, form, e.message, e.param)
     return await _answer(request, page, c, outcome, form)
-
-
-def _form_error(request, page: Page, c, form, message: str, field: str | None, *, declined: bool = False,
-                status: int = 400) -> web.Response:
-    if _fetch(request):
-        return json_response({"error": {"message": message, "field": field}, "declined": declined,
-                              "csrf": new_csrf(c.id)}, status=status,
-                             headers=security_headers(page.settings["settings"]))
-    keep = {k: form.get(k, "") for k in ("expiry", "name", "email", "phone")}
-    return page.render("checkout.html", status=status, panel="panel_pay.html",
-                       **{**_context(page, c, request), "form": keep, "error": message, "error_field": field,
-                          "declined": declined})
 
 
 async def _answer(request: web.Request, page: Page, c: checkout.Checkout, outcome: checkout.Outcome,
@@ -317,9 +135,9 @@ async def _answer(request: web.Request, page: Page, c: checkout.Checkout, outcom
         message = page.t.decline(outcome.decline_code)
         if request.path.endswith("/authenticate"):
             return _panel(request, page, c, "panel_declined.html", status=402, error=message)
-        return _form_error(request, page, c, form, message, "number", declined=True, status=402)
+        return common.form_error(request, page, c, form, message, "number", declined=True, status=402)
     if outcome.kind == "challenge":
-        if _fetch(request):
+        if common.fetch_requested(request):
             return await _challenge_page(request, page, c, outcome.challenge_token)
         prefix = request.app[SETTINGS]["pay_prefix"]
         q = {"token": outcome.challenge_token, "locale": page.lang}
@@ -342,8 +160,8 @@ async def _installments_error(request, page: Page, c, form: dict, message: str) 
     try:
         opts = await checkout.held_options(checkout_id=c.id, token=form.get("token"))
     except ValidationError as e:
-        return _form_error(request, page, c, form, e.message, e.param)
-    if _fetch(request):
+        return common.form_error(request, page, c, form, e.message, e.param)
+    if common.fetch_requested(request):
         return json_response({"error": {"message": message, "field": "installments"}, "csrf": new_csrf(c.id)},
                              status=400, headers=security_headers(page.settings["settings"]))
     return _panel(request, page, c, "panel_installments.html", status=400, hold_token=form.get("token"),
@@ -370,8 +188,8 @@ async def installments_fragment(request: web.Request) -> web.Response:
 
 
 def _panel(request, page: Page, c, panel: str, status: int = 200, **extra) -> web.Response:
-    ctx = {**_context(page, c, request), **extra}
-    if _fetch(request):
+    ctx = {**common.context(page, c, request), **extra}
+    if common.fetch_requested(request):
         return json_response({"html": page.fragment(panel, **ctx)}, status=status,
                              headers=security_headers(page.settings["settings"]))
     return page.render("checkout.html", status=status, panel=panel, **ctx)
@@ -381,7 +199,7 @@ async def _challenge_page(request, page: Page, c, token: str | None) -> web.Resp
     try:
         ch = await checkout.get_challenge(checkout_id=c.id, token=token)
     except NotFound:
-        return _not_found(page)
+        return common.not_found(page)
     except DomainError:               # the challenge is over (the intent moved on)
         raise web.HTTPSeeOther(f"{request.app[SETTINGS]['pay_prefix']}/{c.id}/result"
                                + ("?embed=1" if page.embed else ""))
@@ -390,7 +208,7 @@ async def _challenge_page(request, page: Page, c, token: str | None) -> web.Resp
 
 async def authenticate_page(request: web.Request) -> web.Response:
     cid = request.match_info["id"]
-    c = await _load(Page(request), cid)
+    c = await common.load(Page(request), cid)
     if isinstance(c, web.Response):
         return c
     return await _challenge_page(request, Page.of(request, c), c, request.query.get("token"))
@@ -405,9 +223,9 @@ async def authenticate_submit(request: web.Request) -> web.Response:
         outcome = await checkout.complete_challenge(checkout_id=cid, token=form.get("token"),
                                                     outcome=form.get("outcome") or "", client_address=request.remote)
     except NotFound:
-        return _not_found(page)
+        return common.not_found(page)
     except checkout.Gone as g:
-        return _gone(page, g.reason)
+        return common.gone(page, g.reason)
     except RateLimited as e:
         return _too_many(page, e)
     except ValidationError as e:
@@ -428,12 +246,12 @@ async def result_page(request: web.Request) -> web.Response:
                 page = Page(request, explicit=v.locale, country=v.country)
                 terms = await installments.terms_of(v.payment_id)
                 return page.render("checkout.html", panel="panel_success.html", c=_Shown(v), merchant=v.merchant_name,
-                                   amount_text=_amount(v.amount, v.currency, page.lang), items=[],
+                                   amount_text=common.amount_text(v.amount, v.currency, page.lang), items=[],
                                    payment_id=v.payment_id, receipt_url=v.url,
                                    installments_text=taksit.line(terms, v.currency, page.lang, page.t))
-        return _gone(page, g.reason)
+        return common.gone(page, g.reason)
     except NotFound:
-        return _not_found(page)
+        return common.not_found(page)
     page = Page.of(request, c)
     if c.intent is not None and c.intent.status == "failed":
         return _panel(request, page, c, "panel_declined.html", status=402,
@@ -455,7 +273,7 @@ async def receipt_page(request: web.Request) -> web.Response:
     id), in the merchant's or the buyer's language, dated in the merchant's time zone."""
     v = await receipts.view_by_token(request.match_info["id"], request.match_info["token"])
     if v is None:
-        return _not_found(Page(request))
+        return common.not_found(Page(request))
     page = Page(request, explicit=v.locale, country=v.country)
     t = page.t
     if v.card_brand and v.card_last4:
@@ -463,7 +281,7 @@ async def receipt_page(request: web.Request) -> web.Response:
     else:
         method = t.get(f"method_{v.method}", v.method)
     where = t.get(f"fawry_paid_{v.channel}", v.channel) if v.channel else None
-    amount, paid = _amount(v.amount, v.currency, page.lang), v.paid_text(page.lang)
+    amount, paid = common.amount_text(v.amount, v.currency, page.lang), v.paid_text(page.lang)
     in_installments = taksit.line(await installments.terms_of(v.payment_id), v.currency, page.lang, t)
     if _wants_text(request):
         text = (f"{t.fmt('receipt_from', merchant=v.merchant_name)}\n{t.payment_id}: {v.payment_id}\n"
@@ -493,7 +311,7 @@ def _wants_text(request: web.Request) -> bool:
 
 async def receipt_without_token(request: web.Request) -> web.Response:
     """`{id}/receipt`: the id alone is no capability (ids travel in webhooks, logs, e-mails)."""
-    return _not_found(Page(request))
+    return common.not_found(Page(request))
 
 
 async def qr_png(request: web.Request) -> web.Response:
@@ -526,12 +344,14 @@ async def browser_script(request: web.Request) -> web.Response:
 
 
 async def unknown_page(request: web.Request) -> web.Response:
-    return _not_found(Page(request))
+    return common.not_found(Page(request))
 
 
 # ---------------------------------------------------------------- wiring
 
-def install(app: web.Application, settings) -> None:
+def install(app: web.Application, settings) -> str:
+    """The checkout's routes; returns the pay prefix (app/checkout/__init__.py adds the sandbox
+    pages under it, then `install_unknown`)."""
     pay = urlsplit(settings.pay_url).path.rstrip("/")
     js = urlsplit(settings.js_url).path.rstrip("/")
     app[SETTINGS] = {"pay_prefix": pay, "settings": settings, "script": _browser_script(settings)}
@@ -546,8 +366,11 @@ def install(app: web.Application, settings) -> None:
     r.add_get(f"{pay}/{ID}/receipt/{TOKEN}", receipt_page, name="page:receipt")
     r.add_get(f"{pay}/{ID}/receipt", receipt_without_token, name="page:receipt.no-token")
     r.add_get(f"{pay}/{ID}/qr.png", qr_png, name="page:qr")
-    from app.checkout import sandbox            # the KNET and BenefitPay sandbox pages
-    sandbox.install(r, pay)
     r.add_get(f"{pay}/{ID}/installments", installments_fragment, name="page:installments")
-    if pay:       # under its own prefix, any other path is this service's 404 page
-        r.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")
+    return pay
+
+
+def install_unknown(router: web.UrlDispatcher, pay: str) -> None:
+    """Last: under its own prefix, any other path is this service's 404 page."""
+    if pay:
+        router.add_get(f"{pay}/{{rest:.*}}", unknown_page, name="page:unknown")

@@ -287,8 +287,11 @@ def _claims(token: str) -> dict:
     return claims
 
 
-async def authenticate(authorization: str | None, *, allow_publishable: bool = False) -> CrmPrincipal:
-    """`Authorization: Bearer <access token>` -> CrmPrincipal; anything else is 401."""
+async def authenticate(authorization: str | None, *, allow_publishable: bool = False,
+                       client_address: str | None = None) -> CrmPrincipal:
+    """`Authorization: Bearer <access token>` -> CrmPrincipal; anything else is 401 (a token is
+    checked without the database: `client_address`, which the merchant API uses against key
+    guessing, is not needed)."""
     token = bearer(authorization)
     if token is None:
         raise AuthenticationError("Missing access token: send Authorization: Bearer <ACCESS_TOKEN>",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from services.money import currencies as money
-from services.errors import ValidationError
+from services.validation import one_of
 
 # The payment currencies (services/money.py) plus those deals are often quoted in.
 EXPONENTS = {
@@ -62,7 +62,7 @@ def currency_of_country(country: str | None) -> str | None:
 
 def check_currency(v, param: str = "currency") -> str:
     if not isinstance(v, str) or v.upper() not in EXPONENTS:
-        raise ValidationError(f"{param} must be one of: {', '.join(sorted(EXPONENTS))}", param=param)
+        raise one_of(param, sorted(EXPONENTS))
     return v.upper()
 
 

@@ -9,6 +9,7 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from models.crm import Commission, Customer, Deal, Message
+from services import tax_ids
 from services.crm.accounts import CrmPrincipal
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -93,11 +94,12 @@ async def create_customer(*, principal: CrmPrincipal, data: dict) -> Customer:
     phone = normalize_phone(phone) if phone else None
     tags = f.list("tags", max_items=MAX_TAGS)
     tags = _tags(tags) if tags is not None else []
+    _, tax_id = tax_ids.read(f)
     f.reject_unknown()
     now = runtime().clock.now()
     async with in_transaction():
         c = await Customer.create(id=new_id("ccu"), name=name, email=email, phone=phone, tags=_pack(tags),
-                                  created_at=now, updated_at=now, **scope)
+                                  tax_id=tax_id, created_at=now, updated_at=now, **scope)
         await _link_messages(c)
     return c
 
@@ -120,6 +122,9 @@ async def update_customer(*, principal: CrmPrincipal, customer_id: str, data: di
     if "tags" in data:
         f.seen.add("tags")
         changes["tags"] = _pack(_tags(data["tags"]) if data["tags"] is not None else [])
+    given, tax_id = tax_ids.read(f)
+    if given:
+        changes["tax_id"] = tax_id
     f.reject_unknown()
     async with in_transaction():
         c = await get_customer(principal=principal, customer_id=customer_id)

@@ -19,7 +19,7 @@ from services.errors import NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
-from services.validation import MAX_INT, Fields, check_enum, check_int, check_str
+from services.validation import Fields, MAX_INT, check_enum, check_int, check_str, one_of
 
 STAGES = ("lead", "qualified", "proposal", "negotiation", "won", "lost")
 OPEN_STAGES = ("lead", "qualified", "proposal", "negotiation")
@@ -151,7 +151,7 @@ async def list_deals(*, principal: CrmPrincipal, query: dict) -> Page:
         stages = query["stage"].split(",")
         for s in stages:
             if s not in STAGES:
-                raise ValidationError(f"stage must be one of: {', '.join(STAGES)}", param="stage")
+                raise one_of("stage", STAGES)
         qs = qs.filter(stage__in=stages)
     if query.get("owner_id") or query.get("owner"):
         qs = qs.filter(owner_id=_ref(query.get("owner_id") or query.get("owner"), "owner_id"))

@@ -21,7 +21,7 @@ from services.errors import AuthenticationError, DomainError, PermissionDenied, 
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
-from services.validation import Fields, reject_nul
+from services.validation import Fields, one_of, reject_nul
 
 MAX_TEXT = 4096
 STATUS_ORDER = {"sent": 1, "delivered": 2, "read": 3, "failed": 4}
@@ -178,7 +178,7 @@ async def inbox(*, principal: CrmPrincipal, query: dict) -> Page:
     offset = _offset(query.get("starting_after"))
     unread = query.get("unread")
     if unread not in (None, "1", "true", "0", "false"):
-        raise ValidationError("unread must be one of: 1, true, 0, false", param="unread")
+        raise one_of("unread", ("1", "true", "0", "false"))
     only_unread = unread in ("1", "true")
     rows = await (Message.filter(**scope).annotate(last_at=Max("created_at"), n=Count("id"),
                                                    unread=Count("id", _filter=Q(read=False, direction="inbound")))

@@ -78,9 +78,10 @@ class Revenue:
 @dataclass
 class StageLine:
     stage: str
-    count: int
-    value: int
+    count: int             # every open deal of the stage, converted or not
+    value: int             # the converted deals only, in the target currency
     weighted_value: int
+    unconverted: list[Unconverted] = field(default_factory=list)   # the stage's deals with no rate, per currency
 
 
 @dataclass
@@ -194,18 +195,24 @@ async def revenue(*, principal: CrmPrincipal, query: dict) -> Revenue:
 
 
 async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
-    """The open funnel per stage: count, value and value weighted by probability, in `currency`."""
+    """The open funnel per stage: count, value and value weighted by probability, in `currency`.
+    Every open deal counts in its stage; one whose currency has no rate to the target is not in
+    the stage's value but under the stage's `unconverted` (per currency, in its own minor units),
+    and under the report's `unconverted` and `missing_rates` as in the revenue report."""
     scope = _scope(principal)
     target = await _target(principal, query)
     deals = await Deal.filter(stage__in=OPEN_STAGES, **scope).values("stage", "value", "currency", "probability")
     rates = await _rates(principal.company_id)
     sums = {s: [0, Decimal(0), Decimal(0)] for s in OPEN_STAGES}
     used: dict[tuple, RateUsed] = {}
-    missing: dict[str, list] = {}          # currency -> [count, value, weighted value] in its own units
+    # (stage, currency) -> [count, value, weighted value] in the currency's own units
+    missing: dict[tuple[str, str], list] = {}
     for d in deals:
+        line = sums[d["stage"]]
+        line[0] += 1
         found = rates.find(d["currency"], target)
         if found is None:
-            m = missing.setdefault(d["currency"], [0, 0, Decimal(0)])
+            m = missing.setdefault((d["stage"], d["currency"]), [0, 0, Decimal(0)])
             m[0] += 1
             m[1] += d["value"]
             m[2] += _major(d["value"], d["currency"]) * Decimal(d["probability"]) / 100
@@ -214,19 +221,26 @@ async def pipeline(*, principal: CrmPrincipal, query: dict) -> Pipeline:
         if d["currency"] != target:
             used[(u.base, u.quote, u.rate_date)] = u
         v = _major(d["value"], d["currency"]) * rate
-        line = sums[d["stage"]]
-        line[0] += 1
         line[1] += v
         line[2] += v * Decimal(d["probability"]) / 100
+
+    def unconverted_of(parts: dict[str, list]) -> list[Unconverted]:
+        return [Unconverted(currency=c, deal_count=n, amount=v, weighted_amount=_round_minor(w, c)[0])
+                for c, (n, v, w) in sorted(parts.items())]
+
     stages = []
+    by_currency: dict[str, list] = {}
     for s in OPEN_STAGES:
         n, v, w = sums[s]
+        own = {c: m for (st, c), m in missing.items() if st == s}
+        for c, (mn, mv, mw) in own.items():
+            t = by_currency.setdefault(c, [0, 0, Decimal(0)])
+            t[0], t[1], t[2] = t[0] + mn, t[1] + mv, t[2] + mw
         stages.append(StageLine(stage=s, count=n, value=_round_minor(v, target)[0],
-                                weighted_value=_round_minor(w, target)[0]))
+                                weighted_value=_round_minor(w, target)[0], unconverted=unconverted_of(own)))
     all_v = sum((x[1] for x in sums.values()), Decimal(0))
     all_w = sum((x[2] for x in sums.values()), Decimal(0))
-    unconverted = [Unconverted(currency=c, deal_count=n, amount=v, weighted_amount=_round_minor(w, c)[0])
-                   for c, (n, v, w) in sorted(missing.items())]
+    unconverted = unconverted_of(by_currency)
     return Pipeline(currency=target, stages=stages, count=sum(x[0] for x in sums.values()),
                     value=_round_minor(all_v, target)[0], weighted_value=_round_minor(all_w, target)[0],
                     rates_used=list(used.values()), unconverted=unconverted,

@@ -312,10 +312,17 @@ async def submit(doc_id: str, when: datetime) -> str | None:
     return f"{doc.authority} {doc.kind} {doc.number}: {summary}"
 
 
-async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await scope.apply(EinvoiceDocument.filter(status="pending", next_attempt_at__lte=until)) \
-        .order_by("next_attempt_at").limit(limit).values_list("next_attempt_at", "id")
-    return [(when, doc_id) for when, doc_id in rows]
+def due_reader(model: Any) -> Callable[[scheduler.Scope, datetime, int], Awaitable[list[tuple[datetime, str]]]]:
+    """The scheduler's read of `model`'s pending documents due by `until` (a document table with
+    merchant_id, livemode, status and next_attempt_at). Made once per table, at import."""
+    async def due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
+        rows = await scope.apply(model.filter(status="pending", next_attempt_at__lte=until)) \
+            .order_by("next_attempt_at").limit(limit).values_list("next_attempt_at", "id")
+        return [(when, doc_id) for when, doc_id in rows]
+    return due
+
+
+_due = due_reader(EinvoiceDocument)
 
 
 def register_jobs() -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from models.core import ApiKey
 from services.identity import ratelimit
-from services.errors import AuthenticationError, NotFound, ValidationError
+from services.errors import AuthenticationError, NotFound, RateLimited, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
@@ -113,14 +113,54 @@ def _check_format(token: str) -> None:
         raise AuthenticationError("Invalid API key")
 
 
-async def _fill_cache(digest: str) -> str:
+# Keys no merchant has, per client address: each costs a database read (a digest no key ever
+# had is not cached), so an address guessing keys is stopped after this many in the window:
+# 429 with Retry-After, without reading the database, until the window ends. Counted per
+# address, and only for unknown keys: a known key (cached or read) never touches the counter,
+# so another address's guesses never slow it.
+UNKNOWN_KEYS = ratelimit.Rule("unknown-key-ip", 20, 600)
+
+
+async def _refuse_if_guessing(client_address: str | None) -> None:
+    """Before a database read of a key not in the cache: 429 when the address already spent its
+    unknown keys of this window (a read of the counter, not a count)."""
+    if not client_address:
+        return
+    rt = runtime()
+    counter, _, now = ratelimit.counter(UNKNOWN_KEYS, f"ip:{client_address}")
+    spent = int(await rt.kv.get(counter) or 0)
+    state = ratelimit.state(UNKNOWN_KEYS, spent + 1, now)
+    if not state.allowed:
+        raise _guessing(state)
+
+
+def _guessing(state: ratelimit.RateState) -> RateLimited:
+    rule = UNKNOWN_KEYS
+    return RateLimited(rule.message, headers=state.headers(), param=None,
+                       detail=f"{rule.message}: too many unknown API keys from this address (limit "
+                              f"{ratelimit.describe(rule)}); retry after {state.retry_after} s")
+
+
+async def _unknown(client_address: str | None) -> AuthenticationError | RateLimited:
+    """A key no merchant has: counted against the address; the refusal to raise (401, or 429
+    once the address is beyond its limit)."""
+    if client_address:
+        state = await ratelimit.hit(UNKNOWN_KEYS, f"ip:{client_address}")
+        if not state.allowed:
+            return _guessing(state)
+    return AuthenticationError("Invalid API key")
+
+
+async def _fill_cache(digest: str, client_address: str | None = None) -> str:
     """The key's cache entry `key_id|merchant_id|kind|mode`, read from the database and cached.
     A revoked key gets its tombstone back: an integration still sending a key it rolled long ago
     costs one key-value round trip a request, not a database read (tombstones are bounded by the
-    keys ever revoked; a digest no key ever had is not cached, so garbage cannot fill the store)."""
+    keys ever revoked; a digest no key ever had is not cached, so garbage cannot fill the store:
+    it is counted against the client's address instead, see UNKNOWN_KEYS)."""
+    await _refuse_if_guessing(client_address)
     key = await ApiKey.filter(key_hash=digest).only("id", "merchant_id", "kind", "livemode", "status").first()
     if key is None:
-        raise AuthenticationError("Invalid API key")
+        raise await _unknown(client_address)
     if key.status != "active":
         await _forget(digest)
         raise AuthenticationError("Invalid API key")
@@ -145,17 +185,19 @@ def _marker(digest: str) -> str:
     return f"apikey-used:{digest}:{int(runtime().clock.time() // 60)}"
 
 
-async def authenticate_key(token: str, *, allow_publishable: bool = False) -> Principal:
-    """The caller of a bearer API key (no rate limit counted: see `admit_key`)."""
+async def authenticate_key(token: str, *, allow_publishable: bool = False,
+                           client_address: str | None = None) -> Principal:
+    """The caller of a bearer API key (no rate limit counted: see `admit_key`; unknown keys are
+    counted per `client_address`: see UNKNOWN_KEYS)."""
     _check_format(token)
     kv, digest = runtime().kv, key_hash(token)
-    entry = await kv.get(_cache_slot(digest)) or await _fill_cache(digest)
+    entry = await kv.get(_cache_slot(digest)) or await _fill_cache(digest, client_address)
     marked = entry != _REVOKED and await kv.set(_marker(digest), "1", ttl=120, nx=True)
     return await _principal(entry, digest, allow_publishable=allow_publishable, first_use_this_minute=marked)
 
 
-async def admit_key(token: str, *, rule: ratelimit.Rule, allow_publishable: bool = False
-                    ) -> tuple[Principal, ratelimit.RateState]:
+async def admit_key(token: str, *, rule: ratelimit.Rule, allow_publishable: bool = False,
+                    client_address: str | None = None) -> tuple[Principal, ratelimit.RateState]:
     """Authenticate a bearer API key and count the request against `rule`, in one key-value
     round trip: the cached key, the rate-limit counter and the last-used marker are all keyed
     by the key's digest. Only a cache miss (once per key per CACHE_TTL) costs a database read
@@ -171,5 +213,5 @@ async def admit_key(token: str, *, rule: ratelimit.Rule, allow_publishable: bool
                                          first_use_this_minute=marked)
             return principal, ratelimit.state(rule, count, now)
         if attempt == 1:
-            await _fill_cache(digest)
+            await _fill_cache(digest, client_address)
     raise AuthenticationError("Invalid API key")      # the entry vanished twice: revoked meanwhile

@@ -136,24 +136,29 @@ def bearer(authorization: str | None) -> str | None:
     return token
 
 
-async def authenticate(authorization: str | None, *, allow_publishable: bool = False) -> Principal:
-    """Any `Authorization: Bearer ...` credential: an API key or a session token."""
+async def authenticate(authorization: str | None, *, allow_publishable: bool = False,
+                       client_address: str | None = None) -> Principal:
+    """Any `Authorization: Bearer ...` credential: an API key or a session token. Keys no
+    merchant has are limited per `client_address` (api_keys.UNKNOWN_KEYS)."""
     token = bearer(authorization)
     if token is None:
         raise AuthenticationError("Invalid API key: send Authorization: Bearer <API_KEY>")
     if token.startswith(("sk_", "pk_")):
-        return await api_keys.authenticate_key(token, allow_publishable=allow_publishable)
+        return await api_keys.authenticate_key(token, allow_publishable=allow_publishable,
+                                               client_address=client_address)
     if token.count(".") == 2:
         return _session_principal(token)
     raise AuthenticationError("Invalid API key")
 
 
-async def admit(authorization: str | None, *, rule: ratelimit.Rule, allow_publishable: bool = False
-                ) -> tuple[Principal, ratelimit.RateState]:
+async def admit(authorization: str | None, *, rule: ratelimit.Rule, allow_publishable: bool = False,
+                client_address: str | None = None) -> tuple[Principal, ratelimit.RateState]:
     """Authenticate the caller and count the request against `rule`: an API key in one
-    key-value round trip (`api_keys.admit_key`), a session token verified here plus one count."""
+    key-value round trip (`api_keys.admit_key`), a session token verified here plus one count.
+    Keys no merchant has are limited per `client_address` (api_keys.UNKNOWN_KEYS)."""
     token = bearer(authorization)
     if token is not None and token.startswith(("sk_", "pk_")):
-        return await api_keys.admit_key(token, rule=rule, allow_publishable=allow_publishable)
+        return await api_keys.admit_key(token, rule=rule, allow_publishable=allow_publishable,
+                                        client_address=client_address)
     principal = await authenticate(authorization, allow_publishable=allow_publishable)
     return principal, await ratelimit.hit(rule, principal.credential_id)

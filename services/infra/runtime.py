@@ -34,6 +34,10 @@ class ServiceConfig:
     # ZATCA e-invoicing API (QAFILA_ZATCA_URL). Empty: test mode uses the built-in simulator
     # (services.einvoicing.zatca.simulator, also served at /sandbox/zatca), live mode ZATCA's core URL.
     zatca_url: str = ""
+    # Wallet test roots (QAFILA_APPLE_PAY_TEST_ROOTS, QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS): file paths
+    # read in test mode only (services.payments.wallets.service).
+    apple_pay_test_roots: str = ""
+    google_pay_test_root_keys: str = ""
 
     @property
     def production(self) -> bool:

@@ -26,6 +26,7 @@ from models._rows import counter_slot, new
 from models.money import LatencyRollup, PaymentRollup
 from services.money import markets
 from services.errors import ValidationError
+from services.validation import one_of
 from services.money.currencies import CURRENCIES
 from services.principal import Principal
 from services.infra import clock
@@ -132,12 +133,12 @@ async def window(*, principal: Principal, period: str | None = None, from_: str 
     else:
         period = period or DEFAULT_PERIOD
         if period not in PERIODS:
-            raise ValidationError(f"period must be one of: {', '.join(PERIODS)}", param="period")
+            raise one_of("period", PERIODS)
         start, end, label = today - timedelta(days=PERIODS[period] - 1), today, period
     if currency:
         cur = currency.upper() if isinstance(currency, str) else currency
         if cur not in CURRENCIES:
-            raise ValidationError(f"currency must be one of: {', '.join(CURRENCIES)}", param="currency")
+            raise one_of("currency", CURRENCIES)
     else:
         cur = await _most_used(principal, start, end) or HOME_CURRENCY.get(market, "TRY")
     return Window(start, end, label, cur)

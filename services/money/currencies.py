@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from services.errors import ValidationError
+from services.validation import one_of
 
 # ISO 4217 exponents of the currencies the platform serves.
 EXPONENTS: dict[str, int] = {"TRY": 2, "SAR": 2, "AED": 2, "KWD": 3, "QAR": 2, "EGP": 2, "IQD": 3,
@@ -83,7 +84,7 @@ def check_currency(value: Any, param: str = "currency", *, code: str = "invalid_
     """An upper- or lower-case code of a supported currency -> the upper-case code."""
     if isinstance(value, str) and value.upper() in EXPONENTS:
         return value.upper()
-    raise ValidationError(f"{param} must be one of: {', '.join(CURRENCIES)}", param=param, code=code)
+    raise one_of(param, CURRENCIES, code=code)
 
 
 def check_amount(value: Any, currency: str, param: str = "amount", *, code: str = "invalid_request") -> int:

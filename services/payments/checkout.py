@@ -28,7 +28,7 @@ from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined
 from services.infra.runtime import runtime
 from services.payments.payment_methods import create_payment_method
 from services.principal import Principal
-from services.validation import Fields, check_email
+from services.validation import Fields, check_email, one_of
 
 CHALLENGE_TTL = 15 * 60
 # Card testing: a public page must not let one address try cards at machine speed.
@@ -125,7 +125,9 @@ async def load(checkout_id: str) -> Checkout:
         raise Gone(GONE_STATES[intent.status])
     if intent.status in intents.UNPAID + ("failed",) and now >= intent.expires_at:
         raise Gone("expired")
-    state = {"requires_action": "requires_action", "processing": "processing"}.get(intent.status, "open")
+    # BNPL approved at the provider (requires_capture): in progress for the buyer until the merchant ships.
+    state = {"requires_action": "requires_action", "processing": "processing",
+             "requires_capture": "processing"}.get(intent.status, "open")
     return Checkout(id=cid, kind="intent", merchant_id=intent.merchant_id,
                     **await _merchant(intent.merchant_id), livemode=intent.livemode,
                     amount=intent.amount, currency=intent.currency, description=intent.description,
@@ -353,7 +355,7 @@ async def complete_challenge(*, checkout_id: str, token: str | None, outcome: st
                              client_address: str | None = None) -> Outcome:
     """`succeed` authorizes with 3-D Secure passed; `fail` answers a decline the buyer can retry."""
     if outcome not in ("succeed", "fail"):
-        raise ValidationError("outcome must be succeed or fail", param="outcome")
+        raise one_of("outcome", ("succeed", "fail"))
     c = await load(checkout_id)
     await _count_attempt(client_address)
     if c.kind == "intent":
@@ -388,7 +390,8 @@ INSTALLMENT_HOLD_TTL = 15 * 60
 
 
 def form_installments(form: dict[str, str]) -> int | None:
-    """The count the buyer picked (`installments`, 1-12), or None when the form has none."""
+    """The count the buyer picked (`installments`), or None when the form has none; whether the
+    card gets it is `_check_pick`'s question (a 400 listing the counts it gets)."""
     raw = (form.get("installments") or "").strip()
     if not raw:
         return None
@@ -439,7 +442,7 @@ async def _installment_step(c: Checkout, card: cards.Card, issuer: installments.
 async def _check_pick(c: Checkout, issuer: installments.Issuer | None, count: int) -> None:
     """A count the card does not get is a 400 before anything is charged: the page's idempotency
     key stays free for the buyer's next pick."""
-    if count > 1:
+    if installments.asks(count):
         installments.terms(count, installments.options_for(issuer, c.amount, c.currency,
                                                            await installments.get_plans(principal=c.principal)))
 

@@ -8,17 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from services.errors import PaymentDeclined, ValidationError
-from services.payments import checkout, intents, methods
+from services.validation import one_of
+from services.payments import bnpl, checkout, intents, methods
 
 LOCAL_FLOWS = intents.LOCAL_FLOWS
 
 
 def choices(c: checkout.Checkout) -> list[methods.Method]:
-    """What the checkout offers: a link every checkout method of its currency and amount (card
-    first; a mada card pays through the card form); an intent its own method."""
+    """What the checkout offers: a link every checkout method of its currency and amount, from
+    the registry (`checkout=True`): first the methods the registry puts first for the currency
+    (`checkout_first`: KNET in KWD, BenefitPay in BHD, Fawry in EGP), then card first as
+    `methods.available` orders them (a mada card pays through the card form); an intent its own
+    method."""
     if c.kind != "link":
         return []
-    return [m for m in methods.available(currency=c.currency, amount=c.amount) if m.checkout]
+    offered = [m for m in methods.available(currency=c.currency, amount=c.amount) if m.checkout]
+    return sorted(offered, key=lambda m: c.currency not in m.checkout_first)     # stable: the rest keep their order
 
 
 async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str | None = None) -> str:
@@ -27,11 +32,13 @@ async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str
     offered = [m.type for m in choices(c) if m.type in LOCAL_FLOWS]
     method = form.get("method")
     if c.kind != "link" or method not in offered:
-        raise ValidationError(f"method must be one of: {', '.join(offered) or 'card'}", param="method")
+        raise one_of("method", offered or ["card"])
     data = {"amount": c.amount, "currency": c.currency, "payment_method": method,
             "metadata": {"payment_link": c.id}, "description": c.description}
     if method == "stcpay":
         data["phone"] = form.get("phone") or ""
+    if methods.get(method).flow == "bnpl":          # the buyer, the address and the link's one item
+        data.update(bnpl.link_fields(form, amount=c.amount, description=c.description))
     i = await intents.create_intent(principal=c.principal, data={k: v for k, v in data.items() if v is not None},
                                     idempotency_key=idempotency_key)
     return i.id

@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import segno
 
-from services.errors import ValidationError
+from services.validation import one_of
 from services.payments.pricing import USD_RATES, to_major
 
 ASSETS = ("USDT", "BTC", "ETH")
@@ -44,8 +44,7 @@ def configure(*, asset_usd: dict[str, Decimal] | None = None,
 
 def check_pair(asset: str, network: str) -> None:
     if network not in PAIRS[asset]:
-        raise ValidationError(f"{asset} is not available on {network}; use one of: {', '.join(PAIRS[asset])}",
-                              param="crypto_network")
+        raise one_of("crypto_network", PAIRS[asset], context=f"for {asset}")
 
 
 @dataclass(frozen=True)

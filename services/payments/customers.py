@@ -9,6 +9,7 @@ from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
+from services import tax_ids
 from services.principal import Principal
 from services.validation import Fields, check_email
 
@@ -25,6 +26,9 @@ def _read(f: Fields, *, partial: bool) -> dict[str, Any]:
         out["phone"] = f.str("phone", max_len=32, pattern=PHONE)
     if f.has("metadata"):
         out["metadata"] = f.metadata("metadata")
+    given, tax_id = tax_ids.read(f)
+    if given:
+        out["tax_id"] = tax_id
     return out
 
 
@@ -37,7 +41,8 @@ async def create_customer(*, principal: Principal, data: dict) -> Customer:
     now = runtime().clock.now()
     return await Customer.create(id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                                  email=values["email"], name=values["name"], phone=values["phone"],
-                                 metadata=values.get("metadata") or {}, created_at=now, updated_at=now)
+                                 metadata=values.get("metadata") or {}, tax_id=values.get("tax_id"),
+                                 created_at=now, updated_at=now)
 
 
 async def get_customer(*, principal: Principal, customer_id: str, param: str = "id") -> Customer:
@@ -53,7 +58,7 @@ async def update_customer(*, principal: Principal, customer_id: str, data: dict)
     f.reject_unknown()
     c = await get_customer(principal=principal, customer_id=customer_id)
     if not changes:
-        raise ValidationError("give at least one of name, phone, email, metadata", param=None)
+        raise ValidationError("give at least one of name, phone, email, metadata, tax_id", param=None)
     changes["updated_at"] = runtime().clock.now()
     await Customer.filter(id=c.id).update(**changes)
     for k, v in changes.items():

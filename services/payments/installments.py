@@ -33,7 +33,7 @@ from services.money.ledger import MERCHANT_BALANCE, PROVIDER_RECEIVABLE, Leg
 from services.infra.runtime import runtime
 from services.money.currencies import check_amount, check_currency, round_minor
 from services.principal import Principal
-from services.validation import Fields, check_int
+from services.validation import MAX_INT, Fields, check_int, one_of
 
 INSTALLMENT_CURRENCY = "TRY"
 MIN_INSTALLMENT = 100                  # 1 TRY in kuruş: no installment below it
@@ -225,45 +225,65 @@ async def installment_options(*, principal: Principal, bin: Any, amount: Any, cu
 # ---------------------------------------------------------------- paying in installments
 
 def check_count(value: Any, param: str = "installments") -> int | None:
-    """The `installments` field as given: None (not given) or an integer 1-12."""
+    """The `installments` field as given: None (not given) or an integer. Whether the count is
+    offered (1 always; more by the card, the plan and the amount) is `terms`' question, so every
+    count refused is refused the same way, listing the valid ones."""
     if value is None:
         return None
-    return check_int(value, param, min=1, max=MAX_COUNT)
+    return check_int(value, param, min=-MAX_INT, max=MAX_INT)
 
 
-def refuse(count: int, opts: Options, param: str = "installments") -> ValidationError:
-    why = ("only TRY payments can be split" if opts.currency != INSTALLMENT_CURRENCY else
-           "this card has no installment program" if opts.issuer is None or not opts.issuer.program else
-           "this card is not a credit card" if opts.issuer.card_type != "credit" else
-           "the merchant's plan and the amount allow no more")
-    return ValidationError(f"installments {count} is not offered for this card and amount ({why}); valid counts: "
-                           f"{', '.join(str(c) for c in opts.counts)}", param=param, code="invalid_installments")
+def asks(count: int | None) -> bool:
+    """A count other than 1 was given: something to check (1 and none are a payment in one go)."""
+    return count is not None and count != 1
+
+
+def refuse(opts: Options, param: str = "installments") -> ValidationError:
+    """The one refusal of a count, whatever the reason (above the most, not in the plan, an
+    installment under 1 TRY, another currency, a debit or foreign card): the valid counts for
+    this card and amount, in the form of every refused value of a closed set."""
+    return one_of(param, [str(c) for c in opts.counts], code="invalid_installments")
+
+
+def offered_to_any(amount: int, currency: str, plans: list[dict]) -> Options:
+    """Before the card is known (an intent's create): the counts some card could get for this
+    amount under the merchant's plans (1 always)."""
+    counts: dict[int, dict] = {1: _option(amount, 1, 0, None)}
+    for program in programs():
+        for o in options_for(Issuer(bank="", program=program, card_type="credit"), amount, currency, plans).options:
+            counts.setdefault(o["count"], o)
+    return Options(issuer=None, amount=amount, currency=currency, options=[counts[c] for c in sorted(counts)])
 
 
 def terms(count: int | None, opts: Options, param: str = "installments") -> dict | None:
     """The installment terms of a payment paying `count` installments (None: in one go), or a 400
     naming `installments` that lists the valid counts."""
-    if count is None or count == 1:
+    if not asks(count):
         return None
     o = opts.of(count)
     if o is None:
-        raise refuse(count, opts, param)
+        raise refuse(opts, param)
     return {**o, "program": opts.issuer.program, "bank": opts.issuer.bank}
 
 
 async def terms_for_card(*, principal: Principal, issuer: Issuer | None, amount: int, currency: str,
                          count: int | None, param: str = "installments") -> dict | None:
-    """`terms` with the merchant's plans read only when a count above 1 was asked for."""
-    if count is None or count == 1:
+    """`terms` with the merchant's plans read only when a count other than 1 was asked for."""
+    if not asks(count):
         return None
     return terms(count, options_for(issuer, amount, currency, await get_plans(principal=principal)), param)
 
 
-def check_requested(count: int | None, currency: str, param: str = "installments") -> None:
-    """Before the card is known (an intent's create): a count above 1 in another currency than
-    TRY is refused at once."""
-    if count is not None and count > 1 and currency != INSTALLMENT_CURRENCY:
-        raise refuse(count, Options(issuer=None, amount=0, currency=currency, options=[{"count": 1}]), param)
+async def check_requested(*, principal: Principal, count: int | None, amount: int, currency: str,
+                          param: str = "installments") -> None:
+    """Before the card is known (an intent's create): a count no card could get for this amount
+    (another currency than TRY: only 1) is refused at once, listing the counts some card gets."""
+    if not asks(count):
+        return
+    plans = await get_plans(principal=principal) if currency == INSTALLMENT_CURRENCY else []
+    opts = offered_to_any(amount, currency, plans)
+    if opts.of(count) is None:
+        raise refuse(opts, param)
 
 
 def charged(amount: int, t: dict | None) -> int:

@@ -21,7 +21,7 @@ from services.errors import Conflict, InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
-from services.payments import intents, local_methods, payments
+from services.payments import bnpl, intents, local_methods, payments
 from services.principal import Principal
 from services.timestamps import iso
 
@@ -75,18 +75,24 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
         async with in_transaction():
             intent = await intents._load(principal, intent_id, for_update=True)    # held until commit
             local_methods.check_refundable(intent)         # a Fawry cash payment: refund_not_supported
-            if intent.status not in REFUNDABLE:
+            part_captured = bnpl.is_bnpl(intent.payment_method) and intent.status == "requires_capture"
+            if part_captured:                              # BNPL: what was captured so far refunds
+                bnpl.check_refundable(intent)
+            elif intent.status not in REFUNDABLE:
                 raise InvalidState(f"Payment intent {intent.id} cannot be refunded: its status is {intent.status}; "
                                    "only a succeeded payment intent can be refunded")
             moved = payments.refund_amount(what=f"Payment intent {intent.id}", captured=intent.amount_received,
                                            refunded=intent.amount_refunded, amount=amount, obj=intent)
             # Card-like intents give the money back through the provider that captured it; crypto
             # and cash on delivery have none (the merchant returns the money; the ledger records it).
-            reference = (await payments.provider_refund(intent.provider, intent.provider_ref, moved, intent.currency)
-                         if intent.provider else None)
+            if bnpl.is_bnpl(intent.payment_method):       # the BNPL provider's own refund (services.payments.bnpl)
+                reference = bnpl.refund_reference(intent, moved, intent.amount_refunded)
+            else:
+                reference = (await payments.provider_refund(intent.provider, intent.provider_ref, moved,
+                                                            intent.currency) if intent.provider else None)
             now = runtime().clock.now()
             total = intent.amount_refunded + moved
-            status = "refunded" if total >= intent.amount_received else intent.status
+            status = "refunded" if total >= intent.amount_received and not part_captured else intent.status
             changed = await PaymentIntent.filter(
                 id=intent.id, version=intent.version, amount_refunded=intent.amount_refunded).update(
                 amount_refunded=total, status=status, version=intent.version + 1)

@@ -33,21 +33,22 @@ from services.infra.clock import cached_offset_of, overridden
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
 from services.payments.payment_methods import resolve_payment_method
+from services.payments.wallets import service as wallets
 from services.principal import Principal
 from services.payments.providers.base import AuthorizationRequest
 from services.timestamps import iso
-from services.validation import MAX_INT, Fields, check_int, check_str
+from services.validation import Fields, MAX_INT, check_int, check_str, one_of
 
 METHODS = methods_registry.TYPES        # the one registry: services.payments.methods
 OBJECT_METHODS = METHODS + ("bank_transfer",)
 STATUSES = ("requires_payment_method", "requires_confirmation", "requires_action", "processing", "succeeded",
-            "failed", "canceled", "refunded")
+            "failed", "canceled", "refunded", "requires_capture")       # requires_capture: BNPL, authorized
 UNPAID = expiry_due.UNPAID         # (defined where the expiry read writes them as literals)
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
 CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
-LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay")     # services.payments.local_methods runs them
+LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay") + methods_registry.BNPL_TYPES  # services.payments.local_methods (bnpl)
 
 
 class _NotInstalled:
@@ -168,6 +169,8 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         obj["cod_status"] = intent.cod_status
     if intent.method_details is not None:      # a confirmed card or a local method (services.local_methods)
         obj.update(_local.object_fields(intent))
+        if "wallet" in intent.method_details:  # Apple Pay / Google Pay: the card inside and the wallet
+            obj["payment_method_details"] = wallets.details_object(intent.method_details)
     return obj
 
 
@@ -197,8 +200,7 @@ def _check_cod_address(f: Fields | None) -> dict[str, str]:
            "city": f.str("city", required=True, min_len=1, max_len=100),
            "country": f.str("country", required=True, pattern=_COUNTRY, max_len=2)}
     if f.str("country") not in settlement.MARKETS:
-        raise ValidationError(f"cod_address.country must be one of: {', '.join(settlement.MARKETS)}",
-                              param="cod_address.country")
+        raise one_of("cod_address.country", settlement.MARKETS)
     postal = f.str("postal_code", max_len=20)
     if postal:
         out["postal_code"] = postal
@@ -326,6 +328,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     amount = _amount(f, currency)
     method = f.enum("payment_method", METHODS, required=True)
     extras = _local.parse_create(f, method=method, currency=currency, amount=amount)
+    wallet_value = _wallet_field(f, method)
     asset = f.enum("crypto_asset", crypto.ASSETS)
     network = f.enum("crypto_network", crypto.NETWORKS)
     if method == "crypto":
@@ -353,9 +356,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
             raise ValidationError("cod_address is required for cash on delivery", param="cod_address")
         cod_address = _check_cod_address(cod_f)
         if pricing.MARKET_CURRENCY[cod_address["country"]] != currency:
-            raise ValidationError(f"cash on delivery in {cod_address['country']} is collected in "
-                                  f"{pricing.MARKET_CURRENCY[cod_address['country']]}, not {currency}",
-                                  code="invalid_currency", param="currency")
+            raise one_of("currency", [pricing.MARKET_CURRENCY[cod_address["country"]]],
+                         context=f"for cash on delivery in {cod_address['country']}", code="invalid_currency")
     elif cod_f is not None:
         raise ValidationError("cod_address is for cash on delivery only", param="cod_address")
     else:
@@ -365,16 +367,24 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     eta_receipt = payments.check_eta_receipt(f, currency)
     f.reject_unknown()
-    if count is not None and count > 1:
+    wallet_card = None
+    if wallet_value is not None:      # read (verified, decrypted, checked) before anything is written
+        wallet_card = await wallets.resolve_token(principal=principal, wallet=method, value=wallet_value,
+                                                  amount=amount, currency=currency, param=method)
+        wallets.check_card_currency(wallet_card, currency, param=f"{method}.token")
+        if _wallet_needs_challenge(wallet_card, currency) and extras.return_url is None:
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
+                                  code="return_url_required")
+    if installments.asks(count):
         if method != "card":
             raise ValidationError("installments are for card payments only", param="installments")
-        installments.check_requested(count, currency)
+        await installments.check_requested(principal=principal, count=count, amount=amount, currency=currency)
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
 
     market = await markets.cached_market_of(principal.merchant_id)
     now = await now_for(principal)
-    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
-                              home_currency=pricing.MARKET_CURRENCY[market],
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,    # BNPL: its listed fee only
+                              home_currency=None if method in methods_registry.BNPL_TYPES else pricing.MARKET_CURRENCY[market],
                               network_fee_usd=crypto.NETWORK_FEE_USD[network] if network else 0)
     net = amount - fee.amount
     splits_total = sum(s.amount for s in splits)
@@ -396,9 +406,11 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         fee_network=fee.network, net_amount=net, settlement_date=settlement.settlement_date(market, now),
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
-        installments={"count": count} if count is not None and count > 1 else None,    # asked for; terms at confirm
+        installments={"count": count} if installments.asks(count) else None,    # asked for; terms at confirm
         eta_receipt={"uuid": None, "number": None, "status": "queued"} if eta_receipt else None,
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
+    if wallet_card is not None:       # used from now on, even if the write below fails: never twice
+        await wallets.claim(principal=principal, wc=wallet_card, param=f"{method}.token")
     obj = intent_object(intent)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
@@ -408,6 +420,9 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
                       currency=s.currency, created_at=now) for s in splits),
         *events.rows(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.created", obj=obj)])
     intent.__dict__[_CREATED] = obj
+    if wallet_card is not None:       # a token given on create pays at once: the answer shows it paid
+        intent.__dict__.pop(_CREATED, None)
+        return await _confirm_wallet(principal, intent, wallet_card, extras.return_url, now, claimed=True)
     return intent
 
 
@@ -499,7 +514,7 @@ async def list_intents(*, principal: Principal, query: Mapping[str, Any]) -> Pag
 
 def check_enum_value(value: Any, param: str, values) -> str:
     if not isinstance(value, str) or value not in values:
-        raise ValidationError(f"{param} must be one of: {', '.join(values)}", param=param)
+        raise one_of(param, values)
     return value
 
 
@@ -531,6 +546,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
     phone = f._get("phone", False) if f.has("phone") else None
     otp = f.str("otp", max_len=12)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
+    given = {w: f._get(w, False) for w in methods_registry.WALLET_TYPES if f.has(w)}
     f.reject_unknown()
     if return_url is not None:
         _check_url(return_url, "return_url")
@@ -540,6 +556,30 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         raise InvalidState(f"This payment intent expired at {iso(intent.expires_at)} and was canceled",
                            code="payment_intent_expired")
     return_url = return_url or intent.return_url           # given on create
+    for w in given:
+        if w != intent.payment_method:
+            raise ValidationError(f"{w} is for {w} payments; this payment intent's method is "
+                                  f"{intent.payment_method}", param=w, code="payment_method_not_used")
+    if intent.payment_method in methods_registry.WALLET_TYPES:
+        method = intent.payment_method
+        if pm_id is not None:
+            raise ValidationError(f"payment_method_id is not used with {method} payments: send {method}.token",
+                                  param="payment_method_id", code="payment_method_not_used")
+        if count is not None and count > 1:
+            raise ValidationError(f"installments are for card payments, not {method}", param="installments",
+                                  code="payment_method_not_used")
+        if phone is not None or otp is not None:
+            raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
+                                  param="phone" if phone is not None else "otp", code="payment_method_not_used")
+        if intent.status not in CONFIRMABLE:
+            raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
+        if method not in given:
+            raise ValidationError(f"{method} is required to confirm a {method} payment: {{\"token\": ...}}",
+                                  param=method, code="payment_method_required")
+        wc = await wallets.resolve_token(principal=principal, wallet=method, value=given[method],
+                                         amount=intent.amount, currency=intent.currency, param=method)
+        wallets.check_card_currency(wc, intent.currency, param=f"{method}.token")
+        return await _confirm_wallet(principal, intent, wc, return_url, now)
     if intent.payment_method in LOCAL_FLOWS:
         if pm_id is not None:
             raise ValidationError(f"payment_method_id is not used with {intent.payment_method} payments",
@@ -558,14 +598,14 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         # The installment terms for this card (asked for now, or at create): kept on the intent.
         asked = count if count is not None else (intent.installments or {}).get("count")
-        if asked is not None and asked > 1 and method != "card":      # the intent's method decides
+        if installments.asks(asked) and method != "card":      # the intent's method decides
             raise ValidationError("installments are for card payments only", param="installments",
                                   code="payment_method_not_used")
         intent.installments = await installments.terms_for_card(
             principal=principal, issuer=installments.issuer_from(pm.issuer), amount=intent.amount,
             currency=intent.currency, count=asked)
         return await _confirm_card(principal, intent, pm, return_url, now)
-    if count is not None and count > 1:
+    if installments.asks(count):
         raise ValidationError(f"installments are for card payments, not {method}", param="installments",
                               code="payment_method_not_used")       # the intent's method decides
     if pm_id is not None:
@@ -621,20 +661,23 @@ async def _market(merchant_id: str) -> str:
     return country[0] if country and country[0] in settlement.MARKETS else "TR"
 
 
-async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool):
+async def _authorize(intent: PaymentIntent, pm, *, three_ds_passed: bool, card: cards.Card | None = None,
+                     wallet=None):
+    """`pm`: a payment method (or a wallet's card: its brand decides mada); `card`, `wallet`:
+    a wallet token's card (the device number in memory) and its cryptogram for the provider."""
     market = await _market(intent.merchant_id)
     method, country = _local.card_routing(pm, intent.currency, market)     # mada: mada acquirers only
     terms = intent.installments if (intent.installments or {}).get("total_amount") is not None else None
     facts = routing.Facts(amount=intent.amount, currency=intent.currency, country=country, card_brand=pm.brand,
                           payment_method=method, installments=terms["count"] if terms else 1)
     decision = routing.decide(facts=facts)
-    card = pm.card()
+    card = card or pm.card()
     charge = installments.charged(intent.amount, terms)         # the card is charged total_amount
     return market, await routing.authorize_with_cascade(
         decision=decision,
         request_for=lambda provider, n: AuthorizationRequest(
             payment_id=intent.id, amount=charge, currency=intent.currency, card=card, attempt=n,
-            three_d_secure_passed=three_ds_passed))
+            three_d_secure_passed=three_ds_passed, wallet=wallet))
 
 
 async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_url: str | None,
@@ -671,7 +714,63 @@ async def _confirm_card(principal: Principal, intent: PaymentIntent, pm, return_
     return intent
 
 
-async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str,
+def _wallet_needs_challenge(wc, currency: str) -> bool:
+    return wc.needs_challenge_check and (wc.card.behaviour == cards.REQUIRES_3DS or _local.needs_3ds(wc.card, currency))
+
+
+async def _confirm_wallet(principal: Principal, intent: PaymentIntent, wc, return_url: str | None,
+                          now: datetime, *, claimed: bool = False) -> PaymentIntent:
+    """Pay an apple_pay / google_pay intent with a read token (services.payments.wallets): the
+    token is marked used, then charged as the card inside it. A cryptogram needs no challenge; a
+    PAN_ONLY token is a card and takes the 3-D Secure decision its number would (the challenge
+    then runs on a payment method made of the card, without its number)."""
+    if intent.split:
+        await _check_split_funding(principal, net_amount=intent.net_amount,
+                                   splits_total=sum(s["amount"] for s in intent.split), currency=intent.currency)
+    card = wc.card
+    if _wallet_needs_challenge(wc, intent.currency):
+        if return_url is None:
+            raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
+                                  code="return_url_required")
+        if not claimed:
+            await wallets.claim(principal=principal, wc=wc, param=f"{wc.wallet}.token")
+        pm = await wallets.challenge_method(principal=principal, wc=wc)
+        details = {"card": wallets.card_details(wc), "wallet": wc.details()}
+        changes = {"status": "requires_action", "payment_method_ref": pm.id, "return_url": return_url,
+                   "failure_code": None, "failure_message": None, "method_details": details,
+                   "next_action": {"type": "redirect_to_url", "redirect_to_url": {"url": None, "return_url": return_url}}}
+        intent = await _transition(intent, changes)
+        nxt = {"type": "redirect_to_url", "redirect_to_url": {"url": challenge_url_of(intent), "return_url": return_url}}
+        await PaymentIntent.filter(id=intent.id, version=intent.version).update(next_action=nxt)
+        intent.next_action = nxt
+        return intent
+    if not claimed:
+        await wallets.claim(principal=principal, wc=wc, param=f"{wc.wallet}.token")
+    market, cascade = await _authorize(intent, card, three_ds_passed=bool(wc.cryptogram), card=card,
+                                       wallet=wc.authorization())
+    extra = _local.card_changes(intent, card, market)
+    extra["method_details"] = {"card": wallets.card_details(wc), "wallet": wc.details()}
+    intent = await _finish_card(intent, cascade, market, now, pm_id=None, return_url=return_url, extra=extra)
+    if intent.status == "failed":
+        raise PaymentDeclined(f"Payment declined: {intent.failure_code} (payment intent {intent.id} is failed; "
+                              "confirm it again with a new token)", decline_code=intent.failure_code,
+                              param=f"{wc.wallet}.token")
+    return intent
+
+
+def _wallet_field(f: Fields, method: str) -> Any:
+    """`apple_pay` / `google_pay` (`{token}`) of a create: only with its own method."""
+    out = None
+    for w in methods_registry.WALLET_TYPES:
+        if f.has(w):
+            value = f._get(w, False)
+            if w != method:
+                raise ValidationError(f"{w} is for {w} payments only", param=w, code="payment_method_not_used")
+            out = value
+    return out
+
+
+async def _finish_card(intent: PaymentIntent, cascade, market: str, now: datetime, *, pm_id: str | None,
                        return_url: str | None, extra: dict | None = None) -> PaymentIntent:
     result = cascade.final.result
     base = {"payment_method_ref": pm_id, "provider": cascade.final.provider, "return_url": return_url,
@@ -748,8 +847,11 @@ async def complete_challenge(*, intent_id: str, token: str | None, outcome: str)
         principal = Principal(merchant_id=intent.merchant_id, livemode=intent.livemode, kind="secret")
         pm = await resolve_payment_method(principal=principal, payment_method_id=intent.payment_method_ref)
         market, cascade = await _authorize(intent, pm, three_ds_passed=True)
+        extra = _local.card_changes(intent, pm, market)
+        if "wallet" in (intent.method_details or {}):     # a PAN_ONLY wallet token: its details stay
+            extra["method_details"] = intent.method_details
         intent = await _finish_card(intent, cascade, market, now, pm_id=pm.id, return_url=intent.return_url,
-                                    extra=_local.card_changes(intent, pm, market))
+                                    extra=extra)
     status = {"succeeded": "succeeded", "failed": "failed"}.get(intent.status, intent.status)
     sep = "&" if "?" in (intent.return_url or "") else "?"
     url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': status})}"
@@ -814,6 +916,8 @@ async def _cancel(principal: Principal, intent_id: str, data: Any) -> PaymentInt
     reason = f.enum("cancellation_reason", CANCELLATION_REASONS, default="requested_by_customer")
     f.reject_unknown()
     intent = await _load(principal, intent_id)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.cancel_authorized(principal, intent, reason)
     if intent.status not in CANCELABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be canceled")
     now = await now_for(principal)
@@ -828,6 +932,8 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
         return False
     if intent.payment_method == "fawry" and intent.status == "requires_action":
         return await _local.expire_reference(intent.id, now)
+    if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
+        return await _local.expire_authorization(intent.id, now)
     if not expirable(intent) or now < intent.expires_at:
         return False
     ev = ("crypto.expired",) if intent.payment_method == "crypto" else ()
@@ -861,10 +967,11 @@ async def now_for(principal: Principal) -> datetime:
 
 def expirable(intent) -> bool:
     """Unpaid (a failed attempt included), or crypto still waiting for its deposit: canceled
-    with reason `expired` once `expires_at` passes."""
+    with reason `expired` once `expires_at` passes. An authorized BNPL payment (requires_capture)
+    is released then (services.payments.bnpl)."""
     if intent.status == "failed" and intent.failure_code == "expired":
         return False              # a Fawry reference that ran out: failed for good
-    return intent.status in UNPAID + ("failed",) or (
+    return intent.status in UNPAID + ("failed", "requires_capture") or (
         intent.status == "processing" and intent.payment_method == "crypto"
         and not (intent.crypto or {}).get("detected_at"))
 

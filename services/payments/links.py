@@ -24,7 +24,7 @@ from services.money.currencies import check_amount, check_currency
 from services.payments import locales
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
-from services.validation import Fields, check_datetime
+from services.validation import Fields, check_datetime, one_of
 
 STATUSES = ("active", "cancelled", "expired")
 # Payments that collected money: captured at once, captured later, or refunded afterwards.
@@ -140,7 +140,7 @@ async def list_links(*, principal: Principal, limit=None, starting_after: str | 
     qs = PaymentLink.filter(**principal.scope)
     if status not in (None, ""):
         if status not in STATUSES:
-            raise ValidationError(f"status must be one of: {', '.join(STATUSES)}", param="status")
+            raise one_of("status", STATUSES)
         now = runtime().clock.now()
         if status == "cancelled":
             qs = qs.filter(status="cancelled")

@@ -27,7 +27,7 @@ from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined
 from services.infra.clock import now_for
 from services.infra.runtime import runtime
 from services.money import analytics
-from services.payments import expiry_due, intents, methods, pricing, routing
+from services.payments import bnpl, expiry_due, intents, methods, pricing, routing
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -100,7 +100,9 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
         raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours",
                               code="payment_method_not_used")
     details = None
-    if method == "stcpay":
+    if m.flow == "bnpl":
+        details = bnpl.parse_create(f, method=method, currency=currency, amount=amount)
+    elif method == "stcpay":
         if phone is None:
             raise ValidationError("phone is required for stcpay payments: the buyer's mobile number", param="phone")
         details = {"phone": check_phone(phone)}
@@ -119,6 +121,8 @@ def object_fields(intent) -> dict[str, Any]:
     """`payment_method_details` of the intent object: the card's brand and networks, or the
     scheme's own references and result; never a number, PIN or code."""
     d = intent.method_details or {}
+    if bnpl.is_bnpl(intent.payment_method):
+        return bnpl.object_fields(intent)
     if "card" in d:
         return {"payment_method_details": {"type": "card", "card": d["card"]}}
     method = intent.payment_method
@@ -188,6 +192,11 @@ async def confirm(principal: Principal, intent: PaymentIntent, *, return_url: st
                   otp: str | None, now: datetime) -> PaymentIntent:
     """Confirm a knet, benefit, fawry or stcpay intent (the caller checked the client secret)."""
     method = intent.payment_method
+    if bnpl.is_bnpl(method):
+        if phone is not None or otp is not None:
+            raise ValidationError(f"{'phone' if phone is not None else 'otp'} is for stcpay payments only",
+                                  param="phone" if phone is not None else "otp", code="payment_method_not_used")
+        return await bnpl.confirm(principal, intent, return_url=return_url)
     if method == "stcpay" and intent.status == "requires_action":
         if phone is not None:
             raise ValidationError("phone cannot change while a one-time code is pending", param="phone")
@@ -404,6 +413,17 @@ def install() -> None:
     import sys
     intents.use_local_flows(sys.modules[__name__])
     scheduler.register(scheduler.JobKind("fawry.expire", _due_references, _run_expiry, schedules=False))
+    bnpl.install()           # BNPL authorizations released after their validity
+
+
+async def expire_authorization(intent_id: str, when: datetime) -> bool:
+    """A BNPL authorization past its validity: what was not captured is released."""
+    return await bnpl.expire_authorization(intent_id, when)
+
+
+async def cancel_authorized(principal: Principal, intent: PaymentIntent, reason: str) -> PaymentIntent:
+    """Cancel of an authorized (requires_capture) BNPL payment: what was not captured is released."""
+    return await bnpl.cancel(principal, intent, reason)
 
 
 def check_refundable(intent) -> None:

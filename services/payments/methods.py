@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from services.errors import ValidationError
+from services.validation import one_of
 from services.money import currencies as money
 from services.money.currencies import AmountLimit, CURRENCIES
 
@@ -34,7 +35,7 @@ class MethodFee:
 @dataclass(frozen=True)
 class Method:
     type: str
-    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr
+    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr | wallet | bnpl
     currencies: tuple[str, ...]
     names: dict[str, str]              # ar, en, tr
     fee: MethodFee
@@ -42,7 +43,12 @@ class Method:
     country: str | None = None         # the scheme's home country (routing eligibility), None: any
     api: bool = False                  # /api/payments/create takes it (no buyer step)
     checkout: bool = False             # the hosted checkout offers it
+    checkout_first: tuple[str, ...] = ()   # currencies whose checkout offers it first (most buyers pay so)
     sandbox: dict[str, Any] = field(default_factory=dict)
+    # BNPL (services.payments.bnpl): how the order is split ({"installments", "interval",
+    # "interval_count"}) and the BNPL provider that carries it (not a card acquirer of the routing)
+    schedule: dict[str, Any] | None = None
+    provider: str | None = None
 
     def limit(self, currency: str) -> AmountLimit:
         base = money.LIMITS[currency]
@@ -54,10 +60,11 @@ class Method:
     @property
     def needs_buyer(self) -> bool:
         """The buyer has a step of their own (a bank page, a kiosk, a one-time code)."""
-        return self.flow in ("redirect", "reference", "otp")
+        return self.flow in ("redirect", "reference", "otp", "bnpl")
 
 
 _ALL = CURRENCIES
+_WALLET_CURRENCIES = tuple(c for c in CURRENCIES if c != "IQD")
 _CARD_FIXED = {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100, "IQD": 250,
                "BHD": 25, "OMR": 25, "JOD": 25}
 
@@ -80,26 +87,57 @@ DEFAULT_METHODS: tuple[Method, ...] = (
                               "insufficient_funds": "9682010000000005"}}),
     Method("knet", "redirect", ("KWD",), {"ar": "كي نت", "en": "KNET", "tr": "KNET"},
            MethodFee(100, {"KWD": 100}, {"KWD": 2_000}), limits={"KWD": AmountLimit(100, 3_000_000)},
-           country="KW", checkout=True,
+           country="KW", checkout=True, checkout_first=("KWD",),
            sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
     Method("benefit", "redirect", ("BHD",), {"ar": "بنفت باي", "en": "BenefitPay", "tr": "BenefitPay"},
-           MethodFee(100, {"BHD": 100}, {"BHD": 2_000}), country="BH", checkout=True,
+           MethodFee(100, {"BHD": 100}, {"BHD": 2_000}), country="BH", checkout=True, checkout_first=("BHD",),
            sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
     Method("fawry", "reference", ("EGP",), {"ar": "فوري", "en": "Fawry", "tr": "Fawry"},
            MethodFee(200, {"EGP": 250}, {"EGP": 3_000}), limits={"EGP": AmountLimit(500, 5_000_000)},
-           country="EG", checkout=True,
+           country="EG", checkout=True, checkout_first=("EGP",),
            sandbox={"pay": "POST /api/test-helpers/fawry/pay {\"reference\"}", "expires_in_hours": 48}),
     Method("stcpay", "otp", ("SAR",), {"ar": "STC Pay", "en": "STC Pay", "tr": "STC Pay"},
            MethodFee(150, {}, {"SAR": 10_000}), limits={"SAR": AmountLimit(100, 2_000_000)},
            country="SA", checkout=True,
            sandbox={"phone": "+966512345678", "otp": "123456", "attempts": 3}),
+    # Wallets (services.payments.wallets): a token Qafila verifies and decrypts, charged as the card
+    # inside it (a mada device number: mada's routing and fee). Every currency but IQD.
+    Method("apple_pay", "wallet", _WALLET_CURRENCIES, {"ar": "Apple Pay", "en": "Apple Pay", "tr": "Apple Pay"},
+           MethodFee(290, dict(_CARD_FIXED)), api=True,
+           sandbox={"set_up": "POST /api/wallets/apple-pay/csr, then PUT /api/wallets/apple-pay/certificate",
+                    "test_roots": "QAFILA_APPLE_PAY_TEST_ROOTS"}),
+    Method("google_pay", "wallet", _WALLET_CURRENCIES, {"ar": "Google Pay", "en": "Google Pay", "tr": "Google Pay"},
+           MethodFee(290, dict(_CARD_FIXED)), api=True,
+           sandbox={"gateway": "qafila", "public_key": "GET /v1/wallets/google-pay/public-key",
+                    "test_root_keys": "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"}),
+    # Buy now, pay later (services.payments.bnpl): the merchant is paid the whole amount at once
+    # less the method's fee; the buyer pays the provider in parts.
+    Method("bnpl_split4", "bnpl", ("SAR", "AED", "KWD", "BHD", "QAR"),
+           {"ar": "قسّمها على 4 دفعات", "en": "Pay in 4", "tr": "4 taksitte öde"},
+           MethodFee(650, {"SAR": 100, "AED": 100, "QAR": 100, "KWD": 100, "BHD": 100}),
+           limits={"SAR": AmountLimit(5_000, 500_000), "AED": AmountLimit(5_000, 500_000),
+                   "QAR": AmountLimit(5_000, 500_000), "KWD": AmountLimit(5_000, 500_000),
+                   "BHD": AmountLimit(5_000, 500_000)},
+           schedule={"installments": 4, "interval": "day", "interval_count": 14}, provider="splitpay", checkout=True,
+           sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
+                               "declined_on_approval": "+966500000003"}}),
+    Method("bnpl_split3", "bnpl", ("SAR", "AED", "EGP"),
+           {"ar": "قسّمها على 3 أشهر", "en": "Pay in 3 months", "tr": "3 ayda öde"},
+           MethodFee(550, {"SAR": 100, "AED": 100, "EGP": 500}),
+           limits={"SAR": AmountLimit(10_000, 1_000_000), "AED": AmountLimit(10_000, 1_000_000),
+                   "EGP": AmountLimit(50_000, 5_000_000)},
+           schedule={"installments": 3, "interval": "month", "interval_count": 1}, provider="taqseet", checkout=True,
+           sandbox={"phones": {"approved": "+966500000001", "rejected": "+966500000002",
+                               "declined_on_approval": "+966500000003"}}),
 )
 
 METHODS: dict[str, Method] = {m.type: m for m in DEFAULT_METHODS}
 TYPES: tuple[str, ...] = tuple(METHODS)
 LOCAL_TYPES: tuple[str, ...] = ("mada", "knet", "benefit", "fawry", "stcpay")
+BNPL_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "bnpl")
 # /v1 intents take every type; /api payments the types without a buyer step.
 API_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.api)
+WALLET_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "wallet")
 
 
 
@@ -140,8 +178,8 @@ def check_method_currency(method_type: str, currency: str, param: str = "payment
     """A method used with a currency it does not serve is a 400 naming `payment_method`."""
     m = METHODS[method_type]
     if currency not in m.currencies:
-        raise ValidationError(f"{param} {method_type} is not available in {currency}: it serves "
-                              f"{', '.join(m.currencies)}", param=param, code="payment_method_unavailable")
+        raise one_of(param, [t for t, other in METHODS.items() if currency in other.currencies],
+                     context=f"for {currency}", code="payment_method_unavailable")
     return m
 
 
@@ -156,7 +194,11 @@ def check_method_amount(m: Method, amount: int, currency: str, *, code: str = "i
 
 
 def providers_of(method_type: str) -> list[str]:
-    """The providers that declare the method (services/payments/providers/*)."""
+    """The providers that declare the method (services/payments/providers/*); a BNPL method's
+    own provider (services.payments.bnpl)."""
+    own = METHODS[method_type].provider if method_type in METHODS else None
+    if own is not None:
+        return [own]
     from services.payments.providers import registry
     return [p.name for p in registry.all_providers() if method_type in p.methods]
 
@@ -185,11 +227,14 @@ def available(*, currency: str, amount: int | None = None, country: str | None =
 def describe(m: Method, currency: str) -> dict[str, Any]:
     """The documented `payment_method_type` object for one currency."""
     lim = m.limit(currency)
-    return {"object": "payment_method_type", "type": m.type, "flow": m.flow,
-            "display_name": dict(m.names), "currency": currency,
-            "fee": {"bps": m.fee.bps, "fixed": m.fee.fixed.get(currency, 0), "cap": m.fee.cap.get(currency)},
-            "limits": {"minimum": lim.minimum, "maximum": lim.maximum},
-            "providers": providers_of(m.type), "sandbox": dict(m.sandbox)}
+    out = {"object": "payment_method_type", "type": m.type, "flow": m.flow,
+           "display_name": dict(m.names), "currency": currency,
+           "fee": {"bps": m.fee.bps, "fixed": m.fee.fixed.get(currency, 0), "cap": m.fee.cap.get(currency)},
+           "limits": {"minimum": lim.minimum, "maximum": lim.maximum},
+           "providers": providers_of(m.type), "sandbox": dict(m.sandbox)}
+    if m.schedule is not None:           # BNPL: how the order is split
+        out["schedule"] = dict(m.schedule)
+    return out
 
 
 async def list_payment_method_types(*, principal, currency: Any, amount: Any = None,
@@ -224,7 +269,7 @@ def check_api_type(value: Any, card_is_mada: bool | None = None, param: str = "p
         raise ValidationError(f"{param} {value} needs the buyer ({METHODS[value].flow} flow): create a payment "
                               "intent with POST /v1/payments/intent and confirm it instead", param=param)
     if not isinstance(value, str) or value not in API_TYPES:
-        raise ValidationError(f"{param} must be one of: {', '.join(API_TYPES)}", param=param)
+        raise one_of(param, API_TYPES)
     return value
 
 

@@ -28,6 +28,7 @@ from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, dispute_view, ledger, markets
 from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
+from services.payments.wallets import service as wallets
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import check_id, new_id
@@ -62,6 +63,8 @@ class CreateRequest:
     receipt_locale: str | None = None        # the checkout page's language, for the receipt
     installments: int | None = None          # pay in this many installments (services.payments.installments)
     card_issuer: installments.Issuer | None = None   # a held card's (no number in memory any more)
+    wallet_value: Any = None                 # apple_pay / google_pay: the `{token}` object, read at execute
+    wallet: Any = None                       # its services.payments.wallets.service.WalletCard, once read
     eta_receipt: bool = False                # an ETA e-receipt asked for (EGP; services.einvoicing.eta)
 
 
@@ -72,8 +75,19 @@ def parse_create(data: dict) -> CreateRequest:
     choice = routing.parse_choice(f._get("routing", False) if f.has("routing") else None)
     pm = f.obj("payment_method", required=True)
     kind = methods.check_api_type(pm._get("type", False) if pm.has("type") else None)
-    card = cards.parse_card(pm.obj("card", required=True))
-    methods.check_mada_card(kind, card, currency, "payment_method.card")
+    wallet_value = None
+    for other in ("card", *methods.WALLET_TYPES):          # a field of another type (null: not given)
+        if other != kind and other != ("card" if kind not in methods.WALLET_TYPES else None) and pm.has(other):
+            raise ValidationError(f"payment_method.{other} is for payment_method.type {other}"
+                                  f"{' (or card, mada)' if other == 'card' else ''}",
+                                  param=f"payment_method.{other}")
+    if kind in methods.WALLET_TYPES:       # the token is read (verified, decrypted) when the payment runs
+        methods.check_method_currency(kind, currency, "payment_method.type")
+        wallet_value = pm._get(kind, True)
+        card = None
+    else:
+        card = cards.parse_card(pm.obj("card", required=True))
+        methods.check_mada_card(kind, card, currency, "payment_method.card")
     billing_country = pm.str("billing_country", pattern=_COUNTRY)
     pm.reject_unknown()
     customer = customers.parse_payment_customer(f.obj("customer"))
@@ -85,16 +99,19 @@ def parse_create(data: dict) -> CreateRequest:
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     eta_receipt = check_eta_receipt(f, currency)
     f.reject_unknown(also=("idempotency_key",))
+    if wallet_value is not None and count is not None and count > 1:
+        raise ValidationError(f"installments are for card payments, not {kind}", param="installments")
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
     do_capture = capture if capture is not None else method != "manual"
-    if count is not None and count > 1 and not do_capture:
+    if installments.asks(count) and not do_capture:
         raise ValidationError("a payment in installments is captured at once: capture: false is not possible",
                               param="capture" if capture is not None else "capture_method")
     return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
-                         metadata=metadata, description=description, eta_receipt=eta_receipt)
+                         metadata=metadata, description=description, wallet_value=(kind, wallet_value)
+                         if wallet_value is not None else None, eta_receipt=eta_receipt)
 
 
 def check_eta_receipt(f: Fields, currency: str) -> bool:
@@ -133,7 +150,7 @@ def _fingerprint_params(data: dict) -> dict:
 def fee_of(provider, p: Payment, amount: int) -> int:
     """The fee of a captured amount: the provider's for a card, mada's own (lower, capped) for a
     mada card paying SAR (services.payments.methods)."""
-    if p.payment_method_type == "mada" and p.currency == "SAR":
+    if p.card_brand == "mada" and p.currency == "SAR":      # a mada card, or a wallet's mada device number
         return pricing.compute_fee(amount=amount, currency=p.currency, method="mada").amount
     return provider.fee(amount, p.currency)
 
@@ -151,9 +168,30 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
     return await idempotency.run(       # the fingerprint (a deep copy, a card HMAC) only with a key
         principal=principal, operation="payments.create", key=key,
         params=_fingerprint_params(data) if key is not None else None,
-        execute=lambda: _create(principal, req, client_address),
+        execute=lambda: _create_with_wallet(principal, req, client_address),
         encode=lambda p: p.id,
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
+
+
+async def _create_with_wallet(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
+    """A wallet token is read (verified, decrypted, checked against the payment), refused when it
+    needs a 3-D Secure challenge (`/api` has no buyer step), marked used, then charged as the card
+    inside it; any other payment goes straight on."""
+    if req.wallet_value is not None:
+        kind, value = req.wallet_value
+        param = f"payment_method.{kind}"
+        wc = await wallets.resolve_token(principal=principal, wallet=kind, value=value, amount=req.amount,
+                                         currency=req.currency, param=param)
+        wallets.check_card_currency(wc, req.currency, param=f"{param}.token")
+        if wc.needs_challenge_check and (wc.card.behaviour == cards.REQUIRES_3DS or
+                                         methods.card_method(wc.card, req.currency) == "mada"):
+            raise ValidationError(f"this {kind} token (PAN_ONLY) needs 3-D Secure, and /api/payments/create has "
+                                  "no buyer step: create a payment intent with POST /v1/payments/intent and "
+                                  "confirm it with the token instead", param=f"{param}.token",
+                                  code="authentication_required")
+        await wallets.claim(principal=principal, wc=wc, param=f"{param}.token")
+        req.card, req.wallet = wc.card, wc
+    return await _create(principal, req, client_address)
 
 
 async def saved_card_of(*, principal: Principal, customer_id: str) -> SavedCard | None:
@@ -293,7 +331,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     p = rows_.new(Payment, id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
                 currency=req.currency, capture_method="automatic" if req.capture else "manual",
                 risk_score=assessment.score, risk_signals=assessment.signals,
-                payment_method_type="mada" if card.brand == "mada" else "card", card_networks=list(card.networks) or None,
+                payment_method_type=req.wallet.wallet if req.wallet else "mada" if card.brand == "mada" else "card",
+                card_networks=list(card.networks) or None, wallet=req.wallet.details() if req.wallet else None,
                 card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
@@ -322,7 +361,10 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
             request_for=lambda provider, n: AuthorizationRequest(payment_id=pay_id, amount=charge,
                                                                  currency=req.currency, card=card, attempt=n,
                                                                  capture=req.capture,
-                                                                 three_d_secure_passed=req.three_d_secure_passed))
+                                                                 three_d_secure_passed=req.three_d_secure_passed
+                                                                 or bool(req.wallet and req.wallet.cryptogram),
+                                                                 wallet=req.wallet.authorization() if req.wallet
+                                                                 else None))
         final = cascade.final
         p.provider = final.provider
         p.routing_decision = cascade.routing_decision()
@@ -346,7 +388,7 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     # (one statement on PostgreSQL).
     rows: list = [customer] if ctx.new_customer else []
     rows += [p, ListCount.added("payments", p), *attempts]     # the list count: its total
-    if p.status in ("succeeded", "authorized") and p.customer_id and card.number:
+    if p.status in ("succeeded", "authorized") and p.customer_id and card.number and req.wallet is None:
         # The customer's card, saved as a token for later charges (renewals): never the number.
         rows.append(rows_.new(SavedCard, id=new_id("card"), merchant_id=p.merchant_id, livemode=p.livemode,
                               customer_id=p.customer_id, payment_id=p.id, brand=card.brand, last4=card.last4,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
-from services.errors import ValidationError
+from services.validation import one_of
 from services.money import currencies as money
 from services.money.currencies import CURRENCIES, exponent, round_minor
 from services.payments import methods
@@ -109,8 +109,7 @@ def plain(amount: int, currency: str) -> str:
 
 def check_currency(value, param: str = "currency") -> str:
     if not isinstance(value, str) or value not in CURRENCIES:
-        raise ValidationError(f"{param} must be one of: {', '.join(CURRENCIES)}", code="invalid_currency",
-                              param=param)
+        raise one_of(param, CURRENCIES, code="invalid_currency")
     return value
 
 

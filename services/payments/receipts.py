@@ -250,6 +250,9 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
             pm = _test_method(ref) if ref in TEST_METHODS else methods.get(ref)
             if pm is not None:
                 brand, last4 = pm.brand, pm.last4
+        elif (i.get("method_details") or {}).get("wallet"):      # Apple Pay / Google Pay: the device number's
+            card = i["method_details"].get("card") or {}
+            brand, last4 = card.get("brand"), card.get("last4")
         # What the card was charged, as a payment's amount_captured: total_amount in installments.
         out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount_received"] or i["amount"], i["currency"],
                                    i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],

@@ -45,7 +45,7 @@ from services.pagination import Page
 from services.principal import Principal
 from services.payments.providers import registry
 from services.payments.providers.base import AuthorizationRequest, Provider, ProviderResult
-from services.validation import Fields, check_str
+from services.validation import Fields, check_str, one_of
 
 STRATEGIES = ("smart", "fixed", "lowest_cost", "highest_approval")
 CONDITION_FIELDS = ("country", "currency", "amount", "card_brand", "payment_method", "installments")
@@ -129,8 +129,7 @@ def parse_choice(value: Any, param: str = "routing") -> Choice:
             return Choice(value, None, True)
         if registry.find(value) is not None:
             return Choice("fixed", value, True)
-        raise ValidationError(f"{param} must be one of: smart, lowest_cost, highest_approval, or a provider "
-                              f"name ({', '.join(registry.names())})", param=param)
+        raise one_of(param, (*(s for s in STRATEGIES if s != "fixed"), *registry.names()))
     f = Fields(value, param)
     strategy = f.enum("strategy", STRATEGIES, default=None)
     provider = f.str("provider", max_len=40)
@@ -387,7 +386,7 @@ def _check_conditions(raw: list, param: str = "conditions") -> list[dict]:
         value: Any = [check_str(x if not isinstance(x, int) else str(x), f"{p}.value") for x in v] \
             if isinstance(v, list) else check_str(str(v), f"{p}.value", max_len=200, min_len=1)
         if op in ("gt", "lt") and fld not in NUMERIC_FIELDS:
-            raise ValidationError(f"{p}.operator {op} applies to amount and installments only", param=f"{p}.operator")
+            raise one_of(f"{p}.operator", [o for o in OPERATORS if o not in ("gt", "lt")], context=f"for {fld}")
         if fld in NUMERIC_FIELDS:
             for x in (value if isinstance(value, list) else _values(value) if op in ("in", "not_in") else [value]):
                 if not x.lstrip("-").isdigit():

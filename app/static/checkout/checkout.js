@@ -30,7 +30,34 @@
     if (res.csrf) { document.querySelectorAll("input[name=csrf]").forEach(function (i) { i.value = res.csrf; }); }
   }
 
+  // The choice of method: without this script each choice is a link (`?method=`) that the
+  // service answers with that method's form; with it the page shows the form at once (all the
+  // forms are in the page, the others hidden) and the test-mode notice of the same method.
+  function choose(method, href) {
+    document.querySelectorAll("a.method-choice").forEach(function (a) {
+      if (a.dataset.method === method) { a.setAttribute("aria-current", "true"); } else { a.removeAttribute("aria-current"); }
+    });
+    document.querySelectorAll(".method-panel[data-method], .test-mode[data-method]").forEach(function (el) {
+      el.hidden = el.dataset.method !== method;
+    });
+    var box = $("#error"); if (box) { box.hidden = true; }
+    document.querySelectorAll(".languages a").forEach(function (a) {
+      a.setAttribute("href", a.getAttribute("href").replace(/&method=[a-z_]+$/, "") + "&method=" + method);
+    });
+    if (window.history && history.replaceState) { history.replaceState(null, "", href); }
+  }
+
+  function bindChoices(root) {
+    root.querySelectorAll("a.method-choice").forEach(function (a) {
+      a.addEventListener("click", function (ev) {
+        ev.preventDefault();
+        choose(a.dataset.method, a.getAttribute("href"));
+      });
+    });
+  }
+
   function bindForms(root) {
+    bindChoices(root);
     root.querySelectorAll("form[data-ajax]").forEach(function (form) {
       form.addEventListener("submit", function (ev) {
         if (!window.fetch || !window.URLSearchParams) { return; }     // plain form POST

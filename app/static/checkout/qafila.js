@@ -14,7 +14,14 @@
  *     comes back to return_url (default: the hosted result page); result.nextAction has the url.
  *   display_reference (Fawry): result.nextAction = {type, reference, expires_at}.
  *   otp (STC Pay): result.nextAction = {type, phone_hint}; then confirmOtp(clientSecret, code)
- *     resolves with the outcome (a wrong code: status "requires_action", error.attempts_left). */
+ *     resolves with the outcome (a wrong code: status "requires_action", error.attempts_left).
+ *
+ * Buy now, pay later (bnpl_split4, bnpl_split3):
+ *   bnplEligibility({method, amount, currency, phone, email?}) resolves with {status: "eligible", schedule:
+ *     [{due_date, amount}]} or {status: "not_eligible", reason} (amount_too_low, amount_too_high, buyer_rejected).
+ *   confirmPayment(clientSecret, {return_url?}) sends the buyer to the provider's page, which comes back to
+ *     return_url with payment_intent and status (requires_capture, failed or canceled); a buyer the provider
+ *     refuses resolves at once with error.code "bnpl_not_eligible" (error.decline_code: the reason). */
 (function (global) {
   "use strict";
   var API = "__QAFILA_API_URL__";
@@ -80,7 +87,20 @@
         global.location.assign(na.url);
       }
       return localResult(pi, pi.status === "failed" ? {code: pi.failure_code, message: pi.failure_message} : null);
+    }, function (err) {
+      if (err.status === 402 && err.code === "bnpl_not_eligible") {     // refused before any redirect
+        return self.retrievePaymentIntent(clientSecret).then(function (pi) { return localResult(pi, err.error); });
+      }
+      throw err;
     });
+  };
+
+  Qafila.prototype.bnplEligibility = function (params) {
+    var p = params || {};
+    var q = ["method", "amount", "currency", "phone", "email"].filter(function (k) {
+      return p[k] !== undefined && p[k] !== null && p[k] !== "";
+    }).map(function (k) { return k + "=" + encodeURIComponent(String(p[k])); }).join("&");
+    return this._request("GET", "/v1/bnpl/eligibility?" + q);
   };
 
   Qafila.prototype.confirmOtp = function (clientSecret, code) {

@@ -188,6 +188,7 @@ class Qafila {
     this.paymentMethodTypes = new PaymentMethodTypes(this);
     this.testHelpers = new TestHelpers(this);
     this.installments = new Installments(this);
+    this.bnpl = new Bnpl(this);
   }
 
   _backoff(attempt) {
@@ -296,6 +297,8 @@ class PaymentIntents extends Resource {
   cancel(id, params, o) { return this._post(`/v1/payments/${encodeId(id)}/cancel`, params, o); }
   /** Full refund without `amount`; partial with one. `.refund` is the refund just made. */
   refund(id, params = {}, o) { return this._post(`/v1/payments/${encodeId(id)}/refund`, params, o); }
+  /** BNPL: capture `amount` (all that is still authorized without it) of a `requires_capture` intent. */
+  capture(id, params = {}, o) { return this._post(`/v1/payments/${encodeId(id)}/capture`, params, o); }
   /** Filters: limit, starting_after, status, currency, payment_method, created: {gte, lte} (Unix seconds). */
   list(params = {}) {
     const q = { ...params };
@@ -370,6 +373,11 @@ class Settlements extends Resource {
   retrieve(id) { return this._get(`/api/settlements/${encodeId(id)}`); }
   /** The payments, refunds and fees a settlement is made of. */
   listTransactions(id, params = {}) { return this._client._list(`/api/settlements/${encodeId(id)}/transactions`, params); }
+}
+
+/** Buy now, pay later: is a buyer eligible for bnpl_split4 / bnpl_split3, and the schedule. */
+class Bnpl extends Resource {
+  eligibility(params) { return this._client.request('GET', '/v1/bnpl/eligibility', { query: params }); }
 }
 
 /** Installments (taksit): a card's options and the merchant's plans. */

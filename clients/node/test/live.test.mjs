@@ -371,3 +371,26 @@ test('installments: options, plans, a payment in 3', live, async () => {
     payment_method: { card: { ...CARD, number: '5549600000000004' } } }),
   (e) => e instanceof InvalidRequestError && e.param === 'installments');
 });
+
+test('bnpl: eligibility, the provider page, capture in parts', live, async () => {
+  const c = client();
+  const e = await c.bnpl.eligibility({ method: 'bnpl_split4', amount: 100001, currency: 'SAR', phone: '+966500000001' });
+  assert.equal(e.status, 'eligible');
+  assert.deepEqual(e.schedule.map((p) => p.amount), [25001, 25000, 25000, 25000]);
+  const intent = await c.paymentIntents.create({ amount: 100000, currency: 'SAR', payment_method: 'bnpl_split4',
+    return_url: 'https://shop.example/back', buyer: { phone: '+966500000001', email: 'b@example.com', name: 'Sara' },
+    items: [{ name: 'Abaya', quantity: 1, unit_amount: 100000 }],
+    shipping_address: { line1: 'King Fahd Rd 12', city: 'Riyadh', country: 'SA', postal_code: '12271' } });
+  assert.equal(intent.capture_method, 'manual');
+  const confirmed = await c.paymentIntents.confirm(intent.id);
+  const page = new URL(confirmed.next_action.url);
+  const r = await fetch(BASE_URL + page.pathname, { method: 'POST', redirect: 'manual',
+    body: new URLSearchParams({ token: page.searchParams.get('token'), action: 'approve' }) });
+  assert.equal(r.status, 303);
+  const part = await c.paymentIntents.capture(intent.id, { amount: 40000 });
+  assert.equal(part.status, 'requires_capture');
+  assert.equal(part.amount_received, 40000);
+  assertKnownFields('PaymentIntent', part);
+  const done = await c.paymentIntents.capture(intent.id);
+  assert.equal(done.status, 'succeeded');
+});

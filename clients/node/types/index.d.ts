@@ -4,7 +4,7 @@ import type {
   Balance, Customer, CustomerCreateParams, CustomerListParams, CustomerUpdateParams, Invoice, InvoiceCreateParams,
   InvoiceListParams, InvoiceSendParams, Payment, PaymentCapture, PaymentCaptureParams, PaymentCreateParams,
   PaymentIntent, PaymentIntentCancelParams, PaymentIntentConfirmParams, PaymentIntentCreateParams,
-  PaymentIntentListParams, PaymentIntentRefundParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
+  PaymentIntentListParams, PaymentIntentRefundParams, PaymentIntentCaptureParams, BnplEligibility, BnplEligibilityParams, PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams, PaymentListParams,
   PaymentRefundParams, PaymentVoid, Refund, Settlement, SettlementListParams, SettlementTransaction,
   SettlementTransactionListParams, Subscription, SubscriptionCreateParams, PaymentMethodType,
   PaymentMethodTypeListParams,
@@ -87,6 +87,8 @@ declare class PaymentIntents {
   cancel(id: string, params?: PaymentIntentCancelParams, options?: RequestOptions): Promise<PaymentIntent>;
   /** Full refund without `amount`; partial with one: `succeeded` while partly refunded, then `refunded`. */
   refund(id: string, params?: PaymentIntentRefundParams, options?: RequestOptions): Promise<PaymentIntent>;
+  /** BNPL: capture `amount` (all that is still authorized without it) of a `requires_capture` intent. */
+  capture(id: string, params?: PaymentIntentCaptureParams, options?: RequestOptions): Promise<PaymentIntent>;
   list(params?: V1ListParams): PagePromise<PaymentIntent>;
 }
 
@@ -162,6 +164,11 @@ declare class Webhooks {
   test(params: { event: string; endpoint?: string }, options?: RequestOptions): Promise<WebhookTestResult>;
 }
 
+/** Buy now, pay later: is a buyer eligible for bnpl_split4 / bnpl_split3, and the schedule. */
+declare class Bnpl {
+  eligibility(params: BnplEligibilityParams): Promise<BnplEligibility>;
+}
+
 /** Installments (taksit): a card's options and the merchant's plans. */
 declare class Installments {
   /** GET /v1/installments: the counts a card (its first 6 or 8 digits) gets for an amount. */
@@ -188,6 +195,7 @@ export declare class Qafila {
   readonly paymentMethodTypes: PaymentMethodTypes;
   readonly testHelpers: TestHelpers;
   readonly installments: Installments;
+  readonly bnpl: Bnpl;
   /** Any other operation, as plain JSON (same retries and idempotency keys). */
   request<T = unknown>(method: string, path: string, options?: {
     query?: Record<string, unknown>; body?: unknown; idempotencyKey?: string; retry?: 'safe' | 'unsafe';

@@ -13,6 +13,53 @@ export interface BalanceAmount {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
 }
 
+export interface BnplBuyerParams {
+  phone: string;
+  email: string;
+  name: string;
+}
+
+export interface BnplDetails {
+  method: "bnpl_split3" | "bnpl_split4";
+  schedule: Array<BnplScheduleEntry> | null;
+  provider_reference: string | null;
+  authorization_expires_at: string | null;
+  amount_capturable: number;
+  fee_taken: number;
+}
+
+export interface BnplEligibility {
+  object: "bnpl_eligibility";
+  status: "eligible" | "not_eligible";
+  schedule?: Array<BnplScheduleEntry>;
+  reason?: "amount_too_high" | "amount_too_low" | "buyer_rejected";
+}
+
+export interface BnplEligibilityParams {
+  method: "bnpl_split3" | "bnpl_split4";
+  amount: number;
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  phone: string;
+  email?: string;
+}
+
+export interface BnplItemParams {
+  name: string;
+  quantity: number;
+  unit_amount: number;
+}
+
+export interface BnplScheduleEntry {
+  due_date: string;
+  amount: number;
+}
+
+export interface BnplScheduleRule {
+  installments: number;
+  interval: "day" | "month";
+  interval_count: number;
+}
+
 export interface CardDetails {
   brand?: string | null;
   last4?: string | null;
@@ -56,6 +103,7 @@ export interface Customer {
   name: string | null;
   phone: string | null;
   metadata: Record<string, unknown>;
+  tax_id: CustomerTaxId | null;
   created_at: string;
 }
 
@@ -64,6 +112,7 @@ export interface CustomerCreateParams {
   name?: string | null;
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
+  tax_id?: unknown;
 }
 
 export interface CustomerListParams {
@@ -72,11 +121,19 @@ export interface CustomerListParams {
   email?: string;
 }
 
+export interface CustomerTaxId {
+  type: "eg_rin" | "sa_vat" | "tr_tckn" | "tr_vkn";
+  value: string;
+  country: "EG" | "SA" | "TR";
+  tax_office?: string | null;
+}
+
 export interface CustomerUpdateParams {
   email?: string | null;
   name?: string | null;
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
+  tax_id?: unknown;
 }
 
 export interface DisplayName {
@@ -429,12 +486,12 @@ export interface PaymentEtaReceiptReturn {
 export interface PaymentIntent {
   id: string;
   object: "payment_intent";
-  status: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
+  status: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   amount_received: number;
   amount_refunded: number;
-  payment_method: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -466,6 +523,9 @@ export interface PaymentIntent {
   cod_status?: string | null;
   payment_method_details?: Record<string, unknown>;
   installments?: Installments | null;
+  capture_method?: "manual";
+  amount_capturable?: number;
+  bnpl?: BnplDetails;
   eta_receipt?: PaymentIntentEtaReceipt | null;
   refund?: IntentRefund;
 }
@@ -475,20 +535,35 @@ export interface PaymentIntentCancelParams {
   idempotency_key?: string | null;
 }
 
+export interface PaymentIntentCaptureParams {
+  amount?: number | null;
+  idempotency_key?: string | null;
+}
+
 export interface PaymentIntentConfirmParams {
   payment_method_id?: string | null;
   return_url?: string | null;
   client_secret?: string | null;
   phone?: string | null;
   otp?: string | null;
+  apple_pay?: PaymentIntentConfirmParamsApplePay | null;
+  google_pay?: PaymentIntentConfirmParamsGooglePay | null;
   idempotency_key?: string | null;
   installments?: number | null;
+}
+
+export interface PaymentIntentConfirmParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentIntentConfirmParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentIntentCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT" | null;
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
   merchant_id?: string | null;
@@ -505,6 +580,10 @@ export interface PaymentIntentCreateParams {
   return_url?: string | null;
   idempotency_key?: string | null;
   installments?: number | null;
+  buyer?: BnplBuyerParams | null;
+  items?: Array<BnplItemParams> | null;
+  shipping_address?: ShippingAddressParams | null;
+  capture_method?: "manual" | null;
   eta_receipt?: boolean | null;
 }
 
@@ -531,9 +610,9 @@ export interface PaymentIntentEtaReceiptReturn {
 export interface PaymentIntentListParams {
   limit?: number;
   starting_after?: string;
-  status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_confirmation" | "requires_payment_method" | "succeeded";
+  status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
-  payment_method?: "bank_transfer" | "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method?: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -597,24 +676,42 @@ export interface PaymentListParams {
 export interface PaymentMethodDetails {
   type?: string;
   card?: CardDetails;
+  wallet?: PaymentMethodDetailsWallet;
+}
+
+export interface PaymentMethodDetailsWallet {
+  type?: "apple_pay" | "google_pay";
+  dynamic_last4?: string;
+  auth_method?: "CRYPTOGRAM_3DS" | "EMV" | "PAN_ONLY";
 }
 
 export interface PaymentMethodParams {
-  type?: "card" | "mada" | null;
-  card: CardParams;
+  type?: "apple_pay" | "card" | "google_pay" | "mada" | null;
+  card?: CardParams | null;
   billing_country?: string | null;
+  apple_pay?: PaymentMethodParamsApplePay | null;
+  google_pay?: PaymentMethodParamsGooglePay | null;
+}
+
+export interface PaymentMethodParamsApplePay {
+  token: Record<string, unknown> | string;
+}
+
+export interface PaymentMethodParamsGooglePay {
+  token: string | Record<string, unknown>;
 }
 
 export interface PaymentMethodType {
   object: "payment_method_type";
-  type: "benefit" | "card" | "cod" | "crypto" | "fawry" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
-  flow: "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference";
+  type: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "wallet";
   display_name: DisplayName;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
   fee: MethodFee;
   limits: MethodLimits;
   providers: Array<string>;
   sandbox: Record<string, unknown>;
+  schedule?: BnplScheduleRule;
 }
 
 export interface PaymentMethodTypeListParams {
@@ -707,6 +804,13 @@ export interface SettlementTransactionListParams {
   format?: "csv" | "json";
 }
 
+export interface ShippingAddressParams {
+  line1: string;
+  city: string;
+  country: string;
+  postal_code: string;
+}
+
 export interface SplitParams {
   merchant_id: string;
   amount: number;
@@ -791,12 +895,12 @@ export interface WebhookEndpoint {
 export interface WebhookEventListParams {
   limit?: number;
   starting_after?: string;
-  type?: string;
+  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
 }
 
 export interface WebhookEventRecord {
   id: string;
-  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
+  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
   delivered: boolean;
   created_at: string;
   status: "delivered" | "failed" | "no_endpoints" | "pending";

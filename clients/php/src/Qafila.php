@@ -50,6 +50,7 @@ final class Qafila
     public readonly Service\PaymentMethodTypes $paymentMethodTypes;
     public readonly Service\TestHelpers $testHelpers;
     public readonly Service\Installments $installments;
+    public readonly Service\Bnpl $bnpl;
 
     private string $apiKey;
     private int $maxRetries;
@@ -90,6 +91,7 @@ final class Qafila
         $this->paymentMethodTypes = new Service\PaymentMethodTypes($this);
         $this->testHelpers = new Service\TestHelpers($this);
         $this->installments = new Service\Installments($this);
+        $this->bnpl = new Service\Bnpl($this);
     }
 
     /**

@@ -5,6 +5,7 @@ import queue
 import threading
 import time
 import uuid
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -449,3 +450,53 @@ def test_installments(client):
     with pytest.raises(InvalidRequestError) as e:
         client.payments.create(amount=120000, currency="TRY", installments=4, payment_method={"card": BONUS})
     assert e.value.param == "installments" and "valid counts: 1, 2, 3" in e.value.detail and e.value.message == "Invalid request body"
+
+
+# ---------------------------------------------------------------------------- buy now, pay later
+
+BNPL_BUYER = {"phone": "+966500000001", "email": "buyer@example.com", "name": "Sara"}
+BNPL_ADDRESS = {"line1": "King Fahd Rd 12", "city": "Riyadh", "country": "SA", "postal_code": "12271"}
+
+
+def test_bnpl_eligibility_authorize_capture_in_parts_refund(client, openapi):
+    require_route(openapi, "POST", "/v1/payments/{id}/capture")
+    e = client.bnpl.eligibility(method="bnpl_split4", amount=100001, currency="SAR", phone="+966500000001")
+    assert isinstance(e, qafila.BnplEligibility) and e.status == "eligible"
+    assert [p.amount for p in e.schedule] == [25001, 25000, 25000, 25000]
+    no = client.bnpl.eligibility(method="bnpl_split4", amount=100000, currency="SAR", phone="+966500000002")
+    assert no.status == "not_eligible" and no.reason == "buyer_rejected"
+    intent = client.payment_intents.create(amount=100000, currency="SAR", payment_method="bnpl_split4",
+                                           return_url="https://shop.example/back", buyer=BNPL_BUYER,
+                                           items=[{"name": "Abaya", "quantity": 1, "unit_amount": 100000}],
+                                           shipping_address=BNPL_ADDRESS)
+    assert intent.capture_method == "manual"
+    intent = client.payment_intents.confirm(intent.id)
+    assert intent.status == "requires_action" and intent.next_action.type == "redirect"
+    # The buyer approves on the provider's (sandbox) page.
+    page = urlsplit(intent.next_action.url)
+    r = httpx.post(client.base_url + page.path, data={"token": parse_qs(page.query)["token"][0], "action": "approve"})
+    assert r.status_code == 303
+    got = client.payment_intents.retrieve(intent.id)
+    assert got.status == "requires_capture" and isinstance(got.bnpl, qafila.BnplDetails)
+    assert len(got.bnpl.schedule) == 4 and got.amount_capturable == 100000
+    assert_known_fields(got)
+    part = client.payment_intents.capture(intent.id, amount=40000, idempotency_key="cap-" + uuid.uuid4().hex)
+    assert part.status == "requires_capture" and part.amount_received == 40000
+    with pytest.raises(InvalidRequestError) as too_much:
+        client.payment_intents.capture(intent.id, amount=60001)
+    assert too_much.value.param == "amount"
+    done = client.payment_intents.capture(intent.id)
+    assert done.status == "succeeded" and done.amount_received == 100000
+    assert client.payment_intents.refund(intent.id, amount=10000).amount_refunded == 10000
+
+
+def test_bnpl_rejected_buyer_is_a_card_error(client, openapi):
+    require_route(openapi, "GET", "/v1/bnpl/eligibility")
+    intent = client.payment_intents.create(amount=100000, currency="SAR", payment_method="bnpl_split4",
+                                           return_url="https://shop.example/back",
+                                           buyer={**BNPL_BUYER, "phone": "+966500000002"},
+                                           items=[{"name": "Abaya", "quantity": 1, "unit_amount": 100000}],
+                                           shipping_address=BNPL_ADDRESS)
+    with pytest.raises(CardError) as refused:
+        client.payment_intents.confirm(intent.id)
+    assert refused.value.code == "bnpl_not_eligible" and refused.value.decline_code == "buyer_rejected"

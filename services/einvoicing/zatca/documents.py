@@ -31,16 +31,17 @@ from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
+from services import tax_ids
 from services.einvoicing import core
 from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
-from services.errors import DomainError, InvalidState, NotFound, ValidationError
-from services.ids import check_id, new_id
+from services.errors import DomainError, InvalidState, ValidationError
+from services.ids import new_id
 from services.infra import clock
 from services.infra.clock import overridden
 from services.infra.runtime import runtime
 from services.principal import Principal
-from services.validation import Fields
+from services.validation import Fields, one_of
 
 STATUSES = ("pending", "reported", "cleared", "rejected")
 VAT_RATES = (Decimal(15), Decimal(0))
@@ -82,10 +83,9 @@ async def _unit(merchant_id: str, livemode: bool) -> ZatcaUnit | None:
 
 def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
     """The buyer and whether the document is simplified (the customer has no VAT number)."""
-    meta = customer.metadata if isinstance(customer.metadata, dict) else {}
-    vat = str(meta.get("vat_number") or "").strip() or None
-    if vat:
-        check_vat(vat, "customer.metadata.vat_number")
+    vat = tax_ids.of_customer(customer.tax_id, customer.metadata, "sa_vat")
+    if vat:           # `tax_id` (sa_vat) was checked when set; `metadata.vat_number` of older customers here
+        check_vat(vat, "customer.tax_id" if customer.tax_id else "customer.metadata.vat_number")
     name = customer.name or customer.email or customer.phone or customer.id
     return ubl.Party(name=name, vat_number=vat), vat is None
 
@@ -93,8 +93,8 @@ def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
 def _rate(inv: Invoice) -> Decimal:
     rate = Decimal(inv.tax_rate)
     if rate not in VAT_RATES:
-        raise ValidationError(f"A Saudi e-invoice charges VAT at 15% (or 0%, out of scope); this invoice's tax_rate "
-                              f"is {inv.tax_rate}", param="tax_rate", code="zatca_vat_rate")
+        raise one_of("tax_rate", ("15", "0"), code="zatca_vat_rate",
+                     context=f"on a Saudi e-invoice (0: out of scope); this invoice's is {inv.tax_rate}")
     return rate
 
 
@@ -230,10 +230,7 @@ async def submit(doc_id: str, when: datetime) -> str | None:
     return f"{doc.kind} {doc.number} (ICV {doc.icv}): {outcome}"
 
 
-async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
-    rows = await scope.apply(ZatcaDocument.filter(status="pending", next_attempt_at__lte=until)) \
-        .order_by("next_attempt_at").limit(limit).values_list("next_attempt_at", "id")
-    return [(when, doc_id) for when, doc_id in rows]
+_due = core.due_reader(ZatcaDocument)
 
 
 def register_jobs() -> None:
@@ -250,7 +247,7 @@ async def issue_note(*, principal: Principal, invoice_id: str, kind: str, data: 
     included) and `reason`. The VAT inside is taken out at the invoice's rate, half-up."""
     f = Fields(data)
     reason = f.str("reason", required=True, min_len=1, max_len=200)
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
+    inv = await core.get_invoice(principal=principal, invoice_id=invoice_id)
     original = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
     if original is None:
         raise InvalidState(f"Invoice {inv.id} is not an e-invoice (finalise it first: send it or mark it paid)")
@@ -331,33 +328,10 @@ async def print_info(inv: Invoice) -> tuple[str, bool, datetime, str, ubl.Party]
     return qr or "", doc.type == "standard", issued.replace(tzinfo=ubl.KSA), digits_of(unit.locale), seller
 
 
-async def get_invoice(*, principal: Principal, invoice_id: str) -> Invoice:
-    """The caller's invoice (another tenant's id: 404, as GET /api/invoices/{id})."""
-    check_id(invoice_id)
-    inv = await lookup.first(Invoice, id=invoice_id, **principal.scope)
-    if inv is None:
-        raise NotFound()
-    return inv
-
-
-async def xml_of(*, principal: Principal, invoice_id: str) -> tuple[str, bytes]:
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
-    doc = await lookup.first(ZatcaDocument, invoice_id=inv.id, kind="invoice")
-    if doc is None:
-        raise NotFound("This invoice has no e-invoice XML (not a finalised SAR invoice of an onboarded merchant)")
-    return doc.number, doc.xml.encode("utf-8")
-
-
-async def documents_of(*, principal: Principal, invoice_id: str) -> list[ZatcaDocument]:
-    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
-    return await ZatcaDocument.filter(invoice_id=inv.id, **principal.scope).order_by("icv")
-
-
 def note_object(d: ZatcaDocument) -> dict:
     return {"id": d.id, "object": "zatca_document", "kind": d.kind, "invoice_id": d.invoice_id, "number": d.number,
             "amount": d.amount, "tax": d.tax, "reason": d.reason, **zatca_of(d), "livemode": d.livemode,
             "created_at": d.created_at.isoformat()}
-
 
 
 def note_entry(d: ZatcaDocument) -> dict:

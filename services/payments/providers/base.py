@@ -25,6 +25,17 @@ class AuthorizationRequest:
     attempt: int = 1                   # 1-based position in the cascade
     capture: bool = True
     three_d_secure_passed: bool = False
+    wallet: "WalletAuthorization | None" = None     # Apple Pay / Google Pay: the cryptogram and ECI
+
+
+@dataclass(frozen=True)
+class WalletAuthorization:
+    """What a wallet token adds to an authorization (services.payments.wallets): sent to the
+    provider, never stored or shown."""
+    type: str                          # apple_pay | google_pay
+    auth_method: str                   # CRYPTOGRAM_3DS | PAN_ONLY | EMV
+    cryptogram: str | None = field(default=None, repr=False)
+    eci: str | None = None
 
 
 @dataclass(frozen=True)

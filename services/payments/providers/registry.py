@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import importlib
 
-from services.errors import ValidationError
+from services.validation import one_of
 from services.payments.providers.base import Provider
 
 MODULES = ["services.payments.providers.anatolia", "services.payments.providers.gulfnet", "services.payments.providers.nilepay",
@@ -36,7 +36,7 @@ def get(name: str, param: str = "provider") -> Provider:
     """The provider of that name, or a ValidationError naming `param`."""
     p = _PROVIDERS.get(name) if isinstance(name, str) else None
     if p is None:
-        raise ValidationError(f"{param} must be one of: {', '.join(_PROVIDERS)}", param=param)
+        raise one_of(param, _PROVIDERS)
     return p
 
 

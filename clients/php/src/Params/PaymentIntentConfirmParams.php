@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{payment_method_id?: string, return_url?: string, client_secret?: string, phone?: string, otp?: string, idempotency_key?: string, installments?: int}
+ * @phpstan-type Shape array{payment_method_id?: string, return_url?: string, client_secret?: string, phone?: string, otp?: string, apple_pay?: PaymentIntentConfirmParamsApplePay, google_pay?: PaymentIntentConfirmParamsGooglePay, idempotency_key?: string, installments?: int}
  */
 final class PaymentIntentConfirmParams
 {
-    public const FIELDS = ['payment_method_id', 'return_url', 'client_secret', 'phone', 'otp', 'idempotency_key', 'installments'];
+    public const FIELDS = ['payment_method_id', 'return_url', 'client_secret', 'phone', 'otp', 'apple_pay', 'google_pay', 'idempotency_key', 'installments'];
 }

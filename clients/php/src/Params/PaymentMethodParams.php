@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{type?: string, card?: CardParams, billing_country?: string}
+ * @phpstan-type Shape array{type?: string, card?: CardParams, billing_country?: string, apple_pay?: PaymentMethodParamsApplePay, google_pay?: PaymentMethodParamsGooglePay}
  */
 final class PaymentMethodParams
 {
-    public const FIELDS = ['type', 'card', 'billing_country'];
+    public const FIELDS = ['type', 'card', 'billing_country', 'apple_pay', 'google_pay'];
 }

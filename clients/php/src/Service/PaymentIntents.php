@@ -42,6 +42,17 @@ final class PaymentIntents extends AbstractService
     }
 
     /**
+     * BNPL: capture 'amount' (all that is still authorized without it) of a 'requires_capture' intent;
+     * it stays 'requires_capture' until all is captured ('succeeded').
+     *
+     * @param array{amount?: int, idempotency_key?: string} $params
+     */
+    public function capture(string $id, array $params = [], array $opts = []): PaymentIntent
+    {
+        return $this->post('/v1/payments/' . self::id($id) . '/capture', $params, PaymentIntent::class, $opts);
+    }
+
+    /**
      * Filters: limit, starting_after, status, currency, payment_method, created => ['gte' => ..., 'lte' => ...]
      * (or 'created[gte]'), Unix seconds.
      *

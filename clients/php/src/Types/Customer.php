@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Customer extends Resource
 {
-    public const NESTED = [];
+    public const NESTED = ['tax_id' => [CustomerTaxId::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -23,6 +23,8 @@ final class Customer extends Resource
     public ?string $phone = null;
     /** @var array<string, mixed>|null */
     public ?array $metadata = null;
+    /** @var CustomerTaxId|null */
+    public ?CustomerTaxId $tax_id = null;
     /** @var string|null */
     public ?string $created_at = null;
 }

@@ -9,10 +9,12 @@ use Qafila\Resource;
 
 final class PaymentMethodDetails extends Resource
 {
-    public const NESTED = ['card' => [CardDetails::class, false]];
+    public const NESTED = ['card' => [CardDetails::class, false], 'wallet' => [PaymentMethodDetailsWallet::class, false]];
 
     /** @var string|null */
     public ?string $type = null;
     /** @var CardDetails|null */
     public ?CardDetails $card = null;
+    /** @var PaymentMethodDetailsWallet|null */
+    public ?PaymentMethodDetailsWallet $wallet = null;
 }

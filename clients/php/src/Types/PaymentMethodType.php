@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentMethodType extends Resource
 {
-    public const NESTED = ['display_name' => [DisplayName::class, false], 'fee' => [MethodFee::class, false], 'limits' => [MethodLimits::class, false]];
+    public const NESTED = ['display_name' => [DisplayName::class, false], 'fee' => [MethodFee::class, false], 'limits' => [MethodLimits::class, false], 'schedule' => [BnplScheduleRule::class, false]];
 
     /** @var string|null */
     public ?string $object = null;
@@ -29,4 +29,6 @@ final class PaymentMethodType extends Resource
     public ?array $providers = null;
     /** @var array<string, mixed>|null */
     public ?array $sandbox = null;
+    /** @var BnplScheduleRule|null */
+    public ?BnplScheduleRule $schedule = null;
 }

@@ -144,6 +144,13 @@ class PaymentIntents(_Resource):
         return self._call(Call("POST", f"/v1/payments/{_id(id)}/refund", body=merge_params(params, kwargs),  # type: ignore
                                model=t.PaymentIntent, idempotency_key=idempotency_key))
 
+    def capture(self, id: str, params: Optional[t.PaymentIntentCaptureParams] = None, /, *,
+                idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        """BNPL: capture ``amount`` (all that is still authorized without it) of a ``requires_capture``
+        intent; it stays ``requires_capture`` until all is captured (``succeeded``)."""
+        return self._call(Call("POST", f"/v1/payments/{_id(id)}/capture", body=merge_params(params, kwargs),  # type: ignore
+                               model=t.PaymentIntent, idempotency_key=idempotency_key))
+
     def list(self, params: Optional[t.PaymentIntentListParams] = None, /, **kwargs: Any) -> Page[t.PaymentIntent]:
         """Filters: limit, starting_after, status, currency, payment_method, created_gte / created_lte
         (or ``created={"gte": ..., "lte": ...}``), Unix seconds."""
@@ -348,6 +355,15 @@ class PaymentMethodTypes(_Resource):
         return self._list("/v1/payment_method_types", t.PaymentMethodType, merge_params(params, kwargs))  # type: ignore
 
 
+class Bnpl(_Resource):
+    """Buy now, pay later (``bnpl_split4``, ``bnpl_split3``)."""
+
+    def eligibility(self, params: Optional[t.BnplEligibilityParams] = None, /, **kwargs: Any) -> t.BnplEligibility:
+        """``GET /v1/bnpl/eligibility``: ``eligible`` with the schedule, or ``not_eligible`` with the reason."""
+        return self._call(Call("GET", "/v1/bnpl/eligibility", params=merge_params(params, kwargs),  # type: ignore
+                               model=t.BnplEligibility))
+
+
 class TestHelpers(_Resource):
     """Test mode only (a live key is refused with 403)."""
 
@@ -361,7 +377,7 @@ _RESOURCES = dict(payment_intents=PaymentIntents, payments=Payments, customers=C
                   payment_links=PaymentLinks, subscriptions=Subscriptions, invoices=Invoices,
                   balance=BalanceResource, settlements=Settlements, webhooks=Webhooks,
                   payment_method_types=PaymentMethodTypes, test_helpers=TestHelpers,
-                  installments=Installments)
+                  installments=Installments, bnpl=Bnpl)
 
 
 class Qafila:
@@ -383,6 +399,7 @@ class Qafila:
     payment_method_types: PaymentMethodTypes
     test_helpers: TestHelpers
     installments: Installments
+    bnpl: Bnpl
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = SyncRequester(api_key, **options)
@@ -443,6 +460,11 @@ class AsyncPaymentIntents(_AsyncResource):
                   idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
         """Full refund without ``amount``; partial with one (see the sync client)."""
         return await self._impl.refund(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
+
+    async def capture(self, id: str, params: Optional[t.PaymentIntentCaptureParams] = None, /, *,
+                  idempotency_key: Optional[str] = None, **kwargs: Any) -> t.PaymentIntent:
+        """BNPL: capture ``amount`` of a ``requires_capture`` intent (see the sync client)."""
+        return await self._impl.capture(id, params, idempotency_key=idempotency_key, **kwargs)  # type: ignore[misc]
 
     async def list(self, params: Optional[t.PaymentIntentListParams] = None, /,
                   **kwargs: Any) -> AsyncPage[t.PaymentIntent]:
@@ -629,10 +651,20 @@ class AsyncWebhooks(_AsyncResource):
         return await self._impl.test(event, endpoint, idempotency_key=idempotency_key)  # type: ignore[misc]
 
 
+class AsyncBnpl(_AsyncResource):
+    """Buy now, pay later (``bnpl_split4``, ``bnpl_split3``)."""
+
+    _sync = Bnpl
+
+    async def eligibility(self, params: Optional[t.BnplEligibilityParams] = None, /,
+                  **kwargs: Any) -> t.BnplEligibility:
+        return await self._impl.eligibility(params, **kwargs)  # type: ignore[misc]
+
+
 _ASYNC_RESOURCES = dict(payment_intents=AsyncPaymentIntents, payments=AsyncPayments, customers=AsyncCustomers,
                         payment_links=AsyncPaymentLinks, subscriptions=AsyncSubscriptions, invoices=AsyncInvoices,
                         balance=AsyncBalanceResource, settlements=AsyncSettlements, webhooks=AsyncWebhooks,
-                        installments=AsyncInstallments)
+                        installments=AsyncInstallments, bnpl=AsyncBnpl)
 
 
 class AsyncQafila:
@@ -654,6 +686,7 @@ class AsyncQafila:
     settlements: AsyncSettlements
     webhooks: AsyncWebhooks
     installments: AsyncInstallments
+    bnpl: AsyncBnpl
 
     def __init__(self, api_key: Optional[str] = None, **options: Any):
         self._requester = AsyncRequester(api_key, **options)

@@ -12,6 +12,13 @@ from ._model import Model, register
 __all__ = [
     "Balance",
     "BalanceAmount",
+    "BnplBuyerParams",
+    "BnplDetails",
+    "BnplEligibility",
+    "BnplEligibilityParams",
+    "BnplItemParams",
+    "BnplScheduleEntry",
+    "BnplScheduleRule",
     "CardDetails",
     "CardParams",
     "CodAddress",
@@ -19,6 +26,7 @@ __all__ = [
     "Customer",
     "CustomerCreateParams",
     "CustomerListParams",
+    "CustomerTaxId",
     "CustomerUpdateParams",
     "DisplayName",
     "FawryPayParams",
@@ -61,7 +69,10 @@ __all__ = [
     "PaymentEtaReceiptReturn",
     "PaymentIntent",
     "PaymentIntentCancelParams",
+    "PaymentIntentCaptureParams",
     "PaymentIntentConfirmParams",
+    "PaymentIntentConfirmParamsApplePay",
+    "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
     "PaymentIntentEtaReceipt",
     "PaymentIntentEtaReceiptReturn",
@@ -73,7 +84,10 @@ __all__ = [
     "PaymentLinkListParams",
     "PaymentListParams",
     "PaymentMethodDetails",
+    "PaymentMethodDetailsWallet",
     "PaymentMethodParams",
+    "PaymentMethodParamsApplePay",
+    "PaymentMethodParamsGooglePay",
     "PaymentMethodType",
     "PaymentMethodTypeListParams",
     "PaymentRefundParams",
@@ -86,6 +100,7 @@ __all__ = [
     "SettlementListParams",
     "SettlementTransaction",
     "SettlementTransactionListParams",
+    "ShippingAddressParams",
     "SplitParams",
     "Subscription",
     "SubscriptionCreateParams",
@@ -99,6 +114,26 @@ __all__ = [
     "WebhookTestEndpointResult",
     "WebhookTestResult",
 ]
+
+BnplBuyerParams = TypedDict("BnplBuyerParams", {
+    "phone": str,
+    "email": str,
+    "name": str,
+}, total=False)
+
+BnplEligibilityParams = TypedDict("BnplEligibilityParams", {
+    "method": str,
+    "amount": int,
+    "currency": str,
+    "phone": str,
+    "email": str,
+}, total=False)
+
+BnplItemParams = TypedDict("BnplItemParams", {
+    "name": str,
+    "quantity": int,
+    "unit_amount": int,
+}, total=False)
 
 CardParams = TypedDict("CardParams", {
     "number": str,
@@ -119,6 +154,7 @@ CustomerCreateParams = TypedDict("CustomerCreateParams", {
     "name": str,
     "phone": str,
     "metadata": Dict[str, Any],
+    "tax_id": Any,
 }, total=False)
 
 CustomerListParams = TypedDict("CustomerListParams", {
@@ -132,6 +168,7 @@ CustomerUpdateParams = TypedDict("CustomerUpdateParams", {
     "name": str,
     "phone": str,
     "metadata": Dict[str, Any],
+    "tax_id": Any,
 }, total=False)
 
 FawryPayParams = TypedDict("FawryPayParams", {
@@ -194,10 +231,20 @@ PaymentCaptureParams = TypedDict("PaymentCaptureParams", {
     "amount": int,
 }, total=False)
 
+PaymentMethodParamsApplePay = TypedDict("PaymentMethodParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentMethodParamsGooglePay = TypedDict("PaymentMethodParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentMethodParams = TypedDict("PaymentMethodParams", {
     "type": str,
     "card": CardParams,
     "billing_country": str,
+    "apple_pay": PaymentMethodParamsApplePay,
+    "google_pay": PaymentMethodParamsGooglePay,
 }, total=False)
 
 PaymentCustomerParams = TypedDict("PaymentCustomerParams", {
@@ -227,12 +274,27 @@ PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
     "idempotency_key": str,
 }, total=False)
 
+PaymentIntentCaptureParams = TypedDict("PaymentIntentCaptureParams", {
+    "amount": int,
+    "idempotency_key": str,
+}, total=False)
+
+PaymentIntentConfirmParamsApplePay = TypedDict("PaymentIntentConfirmParamsApplePay", {
+    "token": Any,
+}, total=False)
+
+PaymentIntentConfirmParamsGooglePay = TypedDict("PaymentIntentConfirmParamsGooglePay", {
+    "token": Any,
+}, total=False)
+
 PaymentIntentConfirmParams = TypedDict("PaymentIntentConfirmParams", {
     "payment_method_id": str,
     "return_url": str,
     "client_secret": str,
     "phone": str,
     "otp": str,
+    "apple_pay": PaymentIntentConfirmParamsApplePay,
+    "google_pay": PaymentIntentConfirmParamsGooglePay,
     "idempotency_key": str,
     "installments": int,
 }, total=False)
@@ -241,6 +303,13 @@ SplitParams = TypedDict("SplitParams", {
     "merchant_id": str,
     "amount": int,
     "currency": str,
+}, total=False)
+
+ShippingAddressParams = TypedDict("ShippingAddressParams", {
+    "line1": str,
+    "city": str,
+    "country": str,
+    "postal_code": str,
 }, total=False)
 
 PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
@@ -263,6 +332,10 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "return_url": str,
     "idempotency_key": str,
     "installments": int,
+    "buyer": BnplBuyerParams,
+    "items": List[BnplItemParams],
+    "shipping_address": ShippingAddressParams,
+    "capture_method": str,
     "eta_receipt": bool,
 }, total=False)
 
@@ -383,6 +456,45 @@ class BalanceAmount(Model):
 
 @register
 @dataclass(eq=False)
+class BnplDetails(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'schedule': ('BnplScheduleEntry', True)}
+    method: Optional[str] = None
+    schedule: Optional[List[BnplScheduleEntry]] = None
+    provider_reference: Optional[str] = None
+    authorization_expires_at: Optional[str] = None
+    amount_capturable: Optional[int] = None
+    fee_taken: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplEligibility(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'schedule': ('BnplScheduleEntry', True)}
+    object: Optional[str] = None
+    status: Optional[str] = None
+    schedule: Optional[List[BnplScheduleEntry]] = None
+    reason: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplScheduleEntry(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    due_date: Optional[str] = None
+    amount: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class BnplScheduleRule(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    installments: Optional[int] = None
+    interval: Optional[str] = None
+    interval_count: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
 class CardDetails(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     brand: Optional[str] = None
@@ -412,14 +524,25 @@ class CryptoDetails(Model):
 @register
 @dataclass(eq=False)
 class Customer(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'tax_id': ('CustomerTaxId', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     email: Optional[str] = None
     name: Optional[str] = None
     phone: Optional[str] = None
     metadata: Optional[Dict[str, Any]] = None
+    tax_id: Optional[CustomerTaxId] = None
     created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class CustomerTaxId(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    value: Optional[str] = None
+    country: Optional[str] = None
+    tax_office: Optional[str] = None
 
 
 @register
@@ -771,7 +894,7 @@ class PaymentEtaReceiptReturn(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -811,6 +934,9 @@ class PaymentIntent(Model):
     cod_status: Optional[str] = None
     payment_method_details: Optional[Dict[str, Any]] = None
     installments: Optional[Installments] = None
+    capture_method: Optional[str] = None
+    amount_capturable: Optional[int] = None
+    bnpl: Optional[BnplDetails] = None
     eta_receipt: Optional[PaymentIntentEtaReceipt] = None
     refund: Optional[IntentRefund] = None
 
@@ -874,15 +1000,25 @@ class PaymentLink(Model):
 @register
 @dataclass(eq=False)
 class PaymentMethodDetails(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('CardDetails', False), 'wallet': ('PaymentMethodDetailsWallet', False)}
     type: Optional[str] = None
     card: Optional[CardDetails] = None
+    wallet: Optional[PaymentMethodDetailsWallet] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentMethodDetailsWallet(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    dynamic_last4: Optional[str] = None
+    auth_method: Optional[str] = None
 
 
 @register
 @dataclass(eq=False)
 class PaymentMethodType(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'display_name': ('DisplayName', False), 'fee': ('MethodFee', False), 'limits': ('MethodLimits', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'display_name': ('DisplayName', False), 'fee': ('MethodFee', False), 'limits': ('MethodLimits', False), 'schedule': ('BnplScheduleRule', False)}
     object: Optional[str] = None
     type: Optional[str] = None
     flow: Optional[str] = None
@@ -892,6 +1028,7 @@ class PaymentMethodType(Model):
     limits: Optional[MethodLimits] = None
     providers: Optional[List[str]] = None
     sandbox: Optional[Dict[str, Any]] = None
+    schedule: Optional[BnplScheduleRule] = None
 
 
 @register
@@ -1109,6 +1246,186 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "BnplBuyerParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "buyer"
+            ]
+        ]
+    ],
+    "BnplDetails": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "bnpl"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "bnpl"
+            ]
+        ]
+    ],
+    "BnplEligibility": [
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "200",
+            []
+        ]
+    ],
+    "BnplEligibilityParams": [
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "query",
+            []
+        ]
+    ],
+    "BnplItemParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "items"
+            ]
+        ]
+    ],
+    "BnplScheduleEntry": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "bnpl",
+                "schedule"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/bnpl/eligibility",
+            "200",
+            [
+                "schedule"
+            ]
+        ]
+    ],
+    "BnplScheduleRule": [
+        [
+            "GET",
+            "/v1/payment_method_types",
+            "200",
+            [
+                "data",
+                "schedule"
+            ]
+        ]
+    ],
     "CardDetails": [
         [
             "POST",
@@ -1209,6 +1526,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "crypto"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "crypto"
+            ]
         ]
     ],
     "Customer": [
@@ -1253,6 +1578,41 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/customers",
             "query",
             []
+        ]
+    ],
+    "CustomerTaxId": [
+        [
+            "POST",
+            "/api/customers",
+            "200",
+            [
+                "tax_id"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers",
+            "200",
+            [
+                "data",
+                "tax_id"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers/{id}",
+            "200",
+            [
+                "tax_id"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/customers/{id}",
+            "200",
+            [
+                "tax_id"
+            ]
         ]
     ],
     "CustomerUpdateParams": [
@@ -1331,6 +1691,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "fee"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "fee"
+            ]
         ]
     ],
     "FeeBreakdown": [
@@ -1383,6 +1751,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "fee",
+                "breakdown"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "fee",
@@ -1549,6 +1926,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         ],
         [
             "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "installments"
+            ]
+        ],
+        [
+            "POST",
             "/api/payments/create",
             "200",
             [
@@ -1618,6 +2003,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "refund"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "refund"
@@ -2132,6 +2525,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "next_action"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "next_action"
+            ]
         ]
     ],
     "Payment": [
@@ -2312,6 +2713,12 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/{id}/refund",
             "200",
             []
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            []
         ]
     ],
     "PaymentIntentCancelParams": [
@@ -2322,12 +2729,40 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentIntentCaptureParams": [
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "request",
+            []
+        ]
+    ],
     "PaymentIntentConfirmParams": [
         [
             "POST",
             "/v1/payments/{id}/confirm",
             "request",
             []
+        ]
+    ],
+    "PaymentIntentConfirmParamsApplePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentIntentConfirmParamsGooglePay": [
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "request",
+            [
+                "google_pay"
+            ]
         ]
     ],
     "PaymentIntentCreateParams": [
@@ -2383,6 +2818,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "eta_receipt"
@@ -2444,6 +2887,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
                 "eta_receipt",
                 "returns"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
         ]
     ],
     "PaymentIntentListParams": [
@@ -2499,6 +2951,14 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
         [
             "POST",
             "/v1/payments/{id}/refund",
+            "200",
+            [
+                "receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
             "200",
             [
                 "receipt"
@@ -2592,6 +3052,36 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "PaymentMethodDetailsWallet": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "payment_method",
+                "wallet"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "payment_method",
+                "wallet"
+            ]
+        ]
+    ],
     "PaymentMethodParams": [
         [
             "POST",
@@ -2599,6 +3089,28 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "payment_method"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsApplePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "apple_pay"
+            ]
+        ]
+    ],
+    "PaymentMethodParamsGooglePay": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "payment_method",
+                "google_pay"
             ]
         ]
     ],
@@ -2718,6 +3230,15 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
                 "next_action",
                 "redirect_to_url"
             ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "next_action",
+                "redirect_to_url"
+            ]
         ]
     ],
     "Refund": [
@@ -2795,6 +3316,16 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/settlements/{id}/transactions",
             "query",
             []
+        ]
+    ],
+    "ShippingAddressParams": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "shipping_address"
+            ]
         ]
     ],
     "SplitParams": [

@@ -5,14 +5,14 @@ from tortoise.fields.data import JSON_DUMPS
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('payments', '0010_customer_tax_id')]
+    dependencies = [('core', '0003_no_shared_row_keys'), ('payments', '0010_customer_tax_id')]
 
     initial = False
 
     operations = [
         ops.AddField(
             model_name='Payment',
-            name='eta_receipt',
+            name='wallet',
             field=fields.JSONField(null=True, encoder=JSON_DUMPS, decoder=loads),
         ),
     ]

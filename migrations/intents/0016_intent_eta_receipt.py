@@ -5,7 +5,7 @@ from tortoise.fields.data import JSON_DUMPS
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('intents', '0014_no_shared_row_keys')]
+    dependencies = [('intents', '0015_bnpl_authorization_index')]
 
     initial = False
 
