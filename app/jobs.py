@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.billing import subscriptions
 from services.einvoicing import core as einvoicing_core
 from services.einvoicing.gib import documents as gib_documents, payments as gib_payments
+from services.einvoicing.eta import authority as eta_authority
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
 from services.payments import intent_expiry, local_methods
@@ -20,3 +21,4 @@ def register_job_kinds() -> None:
     einvoicing_core.register_jobs()  # einvoicing.submit (the other authorities' documents)
     gib_documents.register_jobs()    # gib.report, and GİB as an e-invoicing authority (einvoicing.submit sends)
     gib_payments.register_jobs()     # gib.payment_invoice: the invoices that payments asked for
+    eta_authority.register_jobs()    # ETA (Egypt): the authority, its sender, eta.receipt_build and _submit

@@ -235,11 +235,12 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
     app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN
     if kind == "main":
-        from app import checkout, documents, gib_sandbox, zatca_sandbox
+        from app import checkout, documents, eta_sandbox, gib_sandbox, zatca_sandbox
         documents.install(app)
         if settings.env != "production":
             zatca_sandbox.install(app)         # the ZATCA simulator, /sandbox/zatca
             gib_sandbox.install(app)           # the GİB sandbox integrator, /sandbox/gib
+            eta_sandbox.install(app)           # the ETA simulator, /sandbox/eta
         checkout.install(app, settings)        # hosted checkout, receipts, the browser script
 
     view = QafilaGraphQLView(build_schema(production=settings.env == "production"),

@@ -133,3 +133,25 @@ class EinvoiceDocument(Model):
         table = "einvoice_documents"
         unique_together = (("unit_id", "number"),)
         indexes = (("invoice_id",), ("payment_id",), ("status", "next_attempt_at"))
+
+
+class EinvoiceRequest(Model):
+    """A document asked for on a hot path (a payment's e-receipt, a refund's return receipt),
+    written in the payment's own statement and built later by the authority's job: the
+    payment's request never builds, signs or chains an e-document."""
+    id = fields.CharField(pk=True, max_length=40)                 # eir_...
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="einvoice_requests", on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    authority = fields.CharField(max_length=8)                    # eta
+    kind = fields.CharField(max_length=16)                        # receipt | return_receipt
+    payment_id = fields.CharField(max_length=40)
+    refund_id = fields.CharField(max_length=40, null=True)        # a return receipt's refund
+    amount = fields.BigIntField()                                 # minor units
+    currency = fields.CharField(max_length=3)
+    asked = fields.BooleanField(default=False)                    # the payment asked for it (eta_receipt: true)
+    due_at = fields.DatetimeField()
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "einvoice_requests"
+        indexes = (("livemode", "due_at"),)

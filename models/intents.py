@@ -80,6 +80,7 @@ class PaymentIntent(Model):
     method_details = fields.JSONField(null=True)
     method_reference = fields.CharField(max_length=40, null=True, unique=True)   # a Fawry reference
     installments = fields.JSONField(null=True)    # as on a payment (services.payments.installments)
+    eta_receipt = fields.JSONField(null=True)     # the ETA e-receipt, as on a payment (services.einvoicing.eta)
     installment_count = fields.SmallIntField(default=1, null=True)          # the count again, for analytics by count
 
     class Meta:

@@ -89,6 +89,7 @@ class Payment(Model):
     invoice_requested = fields.BooleanField(default=False, null=True)      # null: a payment from before
     invoice_id = fields.CharField(max_length=40, null=True)
     gib = fields.JSONField(null=True)
+    eta_receipt = fields.JSONField(null=True)                     # the ETA e-receipt: {uuid, number, status, ...}
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     captured_at = fields.DatetimeField(null=True)

@@ -22,6 +22,7 @@ def invoice_shape(i) -> dict:
             "tax_rate": float(i.tax_rate), "tax": i.tax, "total": i.total, "due_date": day(i.due_date),
             **invoices.urls(i), "sent_to": i.sent_to, "sent_via": i.sent_via, "sent_at": ts(i.sent_at),
             "paid_at": ts(i.paid_at), "payment_id": i.payment_id, "locale": i.locale, "zatca": i.zatca, "gib": i.gib,
+            "eta": i.eta,
             "notes": i.notes or [],
             "livemode": i.livemode, "created_at": ts(i.created_at)}
 

@@ -9,6 +9,7 @@ from rest_compat.merchant_billing import invoice_shape
 from rest_compat.routing import Call, Route
 from services.einvoicing import core
 from services.einvoicing.gib import documents as gib_documents, units as gib_units
+from services.einvoicing.eta import documents as eta_documents, receipts as eta_receipts, units as eta_units
 from services.einvoicing.zatca import documents, units
 
 
@@ -21,14 +22,44 @@ async def zatca_get(call: Call) -> dict:
     return units.unit_object(await units.get_unit(principal=call.principal), call.principal)
 
 
-async def invoices_credit_note(call: Call) -> dict:
+async def _note(call: Call, kind: str) -> dict:
+    if await eta_documents.is_eta(principal=call.principal, invoice_id=call.params["id"]):
+        return eta_documents.note_object(await eta_documents.issue_note(
+            principal=call.principal, invoice_id=call.params["id"], kind=kind, data=await call.body()))
     return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
-                                                            kind="credit_note", data=await call.body()))
+                                                            kind=kind, data=await call.body()))
+
+
+async def invoices_credit_note(call: Call) -> dict:
+    return await _note(call, "credit_note")
 
 
 async def invoices_debit_note(call: Call) -> dict:
-    return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
-                                                            kind="debit_note", data=await call.body()))
+    return await _note(call, "debit_note")
+
+
+# ---------------------------------------------------------------- ETA (services.einvoicing.eta)
+
+async def eta_setup(call: Call) -> dict:
+    unit = await eta_units.setup(principal=call.principal, data=await call.body())
+    return eta_units.unit_object(unit, call.principal)
+
+
+async def eta_get(call: Call) -> dict:
+    return eta_units.unit_object(await eta_units.get_unit(principal=call.principal), call.principal)
+
+
+async def invoices_eta(call: Call) -> dict:
+    return await eta_documents.document_json(principal=call.principal, invoice_id=call.params["id"])
+
+
+async def payments_eta_receipt(call: Call) -> dict:
+    return await eta_receipts.receipt_of(principal=call.principal, payment_id=call.params["id"])
+
+
+async def invoices_cancel_einvoice(call: Call) -> dict:
+    return invoice_shape(await core.cancel_einvoice(principal=call.principal, invoice_id=call.params["id"],
+                                                    data=await call.body()))
 
 
 # ---------------------------------------------------------------- any authority (services.einvoicing.core)
@@ -74,6 +105,20 @@ ROUTES: list[Route] = [
           request_fields=("amount", "reason"), response_fields=_NOTE),
 ]
 
+_ETA_UNIT = ("id", "status", "rin", "activity_code", "receipts", "certificate_serial", "certificate_expires_at")
+ROUTES += [
+    Route("POST", "/einvoicing/eta/setup", eta_setup,
+          summary="Set up the merchant's ETA unit (e-invoices and e-receipts, Egypt)",
+          request_fields=("rin", "name", "branch", "activity_code", "client_id", "client_secret", "certificate",
+                          "private_key", "pos", "receipts", "default_item_code"), response_fields=_ETA_UNIT),
+    Route("GET", "/einvoicing/eta", eta_get, summary="The ETA unit of this mode", response_fields=_ETA_UNIT),
+    Route("GET", "/invoices/{id}/eta", invoices_eta, summary="The invoice's ETA document as submitted (signed)",
+          response_fields=("object", "invoice_id", "uuid", "long_id", "status", "document", "notes")),
+    Route("GET", "/payments/{id}/eta-receipt", payments_eta_receipt,
+          summary="The payment's ETA e-receipt as submitted, its QR code URL, and its return receipts",
+          response_fields=("object", "payment_id", "uuid", "number", "status", "qr_url", "receipt", "returns")),
+]
+
 ROUTES += [
     Route("GET", "/invoices/{id}/notes", invoices_notes, summary="List the invoice's notes (credit, debit, returns)",
           response_fields=("object", "data")),
@@ -105,17 +150,12 @@ async def invoices_return(call: Call) -> dict:
                                           data=await call.body())
 
 
-async def invoices_cancel_einvoice(call: Call) -> dict:
-    return invoice_shape(await gib_documents.cancel(principal=call.principal, invoice_id=call.params["id"],
-                                                    data=await call.body()))
-
-
 async def test_gib_respond(call: Call) -> dict:
     return invoice_shape(await gib_documents.respond(principal=call.principal, data=await call.body()))
 
 
 _GIB_UNIT = ("object", "id", "status", "vkn", "tckn", "prefix", "integrator", "next_number")
-_INVOICE = ("id", "object", "number", "status", "gib", "notes")
+_INVOICE = ("id", "object", "number", "status", "gib", "eta", "notes")
 
 ROUTES += [
     Route("POST", "/einvoicing/gib/setup", gib_setup, summary="Set up Turkish e-invoices (GİB) through an integrator",
@@ -128,7 +168,8 @@ ROUTES += [
     Route("POST", "/invoices/{id}/returns", invoices_return, summary="Issue a GİB IADE (return) invoice",
           request_fields=("amount", "reason"), response_fields=("id", "kind", "number", "amount", "tax", "gib")),
     Route("POST", "/invoices/{id}/cancel-einvoice", invoices_cancel_einvoice,
-          summary="Cancel the invoice's e-Arşiv document (within 7 days of issue)", response_fields=_INVOICE),
+          summary="Cancel the invoice's e-document (GİB e-Arşiv within 7 days; a valid ETA e-invoice, with a reason)",
+          request_fields=("reason",), response_fields=_INVOICE),
     Route("POST", "/test-helpers/gib/respond", test_gib_respond,
           summary="The buyer accepts or rejects a TICARIFATURA e-Fatura (test mode only)",
           request_fields=("invoice_id", "response"), response_fields=_INVOICE),

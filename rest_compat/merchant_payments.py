@@ -35,7 +35,7 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
            "dispute": dispute, "installments": installments.as_object(p.installments),
-           "invoice_id": p.invoice_id, "gib": p.gib}
+           "invoice_id": p.invoice_id, "gib": p.gib, "eta_receipt": p.eta_receipt}
     return out
 
 

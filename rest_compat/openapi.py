@@ -597,7 +597,9 @@ SUBSCRIPTION = shape({
     "amount": INT, "currency": CURRENCY, "interval": INTERVAL, "interval_count": INT, "next_billing": null(DATE),
     "current_period_start": null(TS), "current_period_end": null(TS), "latest_invoice": null(STR),
     "metadata": METADATA_OUT, "livemode": BOOL, "created_at": TS, "paused_at": null(TS), "cancelled_at": null(TS)})
-INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT})
+INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT, "item_code": STR,
+                      "item_type": enum(("EGS", "GS1")), "unit_type": STR},
+                     optional=("item_code", "item_type", "unit_type"))
 INVOICE = shape({
     "id": STR, "object": const("invoice"), "number": STR, "status": INVOICE_STATUS, "customer_id": STR,
     "subscription_id": null(STR), "currency": CURRENCY, "items": arr(INVOICE_ITEM), "subtotal": INT,
@@ -638,7 +640,10 @@ MERCHANT.update({
     ("POST", "/invoices"): Op(
         INVOICE, body({"customer_id": text(64), "currency": CURRENCY,
                        "items": arr(body({"name": text(200, 1), "amount": amount(0),
-                                          "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000}},
+                                          "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
+                                          "item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
+                                          "item_type": enum(("EGS", "GS1")),
+                                          "unit_type": text(10, 1, pattern=r"^\s*[A-Za-z0-9]+\s*$")},
                                          required=("name", "amount")), minItems=1, maxItems=100),
                        "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
                       required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
@@ -775,15 +780,95 @@ MERCHANT.update({
         INVOICE_NOTE, body({"amount": amount(), "reason": text(200, 1)}, required=("reason",)), errors=(503,),
         description="An IADE invoice for `amount` (KDV included; default: what is left to return), listed in the "
                     "invoice's notes."),
-    ("POST", "/invoices/{id}/cancel-einvoice"): Op(
-        INVOICE, body({}), errors=(503,),
-        description="Cancels the invoice's e-Arşiv document, until 7 days after its issue; an e-Fatura cannot be "
-                    "canceled (400)."),
     ("POST", "/test-helpers/gib/respond"): Op(
         INVOICE, body({"invoice_id": text(64, 1), "response": enum(("accept", "reject"))},
                       required=("invoice_id", "response")),
         errors=(403,), description="Test mode only: the buyer of a TICARIFATURA e-Fatura accepts or rejects it "
                                    "(within 8 days)."),
+})
+# ---- merchant /api: ETA e-invoicing, Egypt (rest_compat/merchant_einvoicing.py; services/einvoicing/eta).
+ETA_ERROR = shape({"path": STR, "code": STR, "message": STR})
+ETA_BLOCK = shape({"document_id": STR, "type": enum(("I", "C", "D")), "uuid": null(STR), "long_id": null(STR),
+                   "submission_id": null(STR), "internal_id": STR,
+                   "status": enum(("pending", "submitted", "valid", "invalid", "rejected", "cancelled")),
+                   "errors": arr(ETA_ERROR)})
+INVOICE["properties"]["eta"] = null(ETA_BLOCK)
+INVOICE["required"].append("eta")
+INVOICE_NOTE["properties"]["eta"] = ETA_BLOCK
+ETA_ADDRESS = shape({"country": STR, "governate": STR, "region_city": STR, "street": STR, "building_number": STR})
+ETA_UNIT = shape({
+    "object": const("eta_unit"), "id": null(STR), "status": enum(("not_set_up", "active")), "livemode": BOOL,
+    "rin": null(STR), "name": null(STR), "branch": null(shape({"id": STR, "address": ETA_ADDRESS})),
+    "activity_code": null(STR), "pos": null(shape({"serial": STR, "os_version": STR})),
+    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "certificate_serial": null(STR),
+    "certificate_expires_at": null(TS), "certificate_self_signed": null(BOOL), "documents_issued": INT,
+    "receipts_issued": INT, "created_at": null(TS), "updated_at": null(TS)})
+ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("credit_note", "debit_note")),
+                  "invoice_id": STR, "number": STR, "amount": INT, "tax": INT, "reason": null(STR), "eta": ETA_BLOCK,
+                  "livemode": BOOL, "created_at": TS})
+ETA_DOCUMENT = shape({"object": const("eta_document"), "invoice_id": STR, **ETA_BLOCK["properties"],
+                      "issued_at": TS, "document": {"type": "object", "description": "ETA's JSON, as submitted"},
+                      "notes": arr({"type": "object"})})
+ETA_RECEIPT_REF = shape({"document_id": STR, "uuid": STR, "number": STR, "status": enum(("queued", "valid", "invalid")),
+                         "qr_url": STR, "amount": INT})
+ETA_RECEIPT_BLOCK = shape({"uuid": null(STR), "number": null(STR),
+                           "status": enum(("queued", "not_issued", "valid", "invalid")), "qr_url": STR,
+                           "document_id": STR, "amount": INT, "reason": STR, "returns": arr(ETA_RECEIPT_REF)},
+                          optional=("qr_url", "document_id", "amount", "reason", "returns"),
+                          description="the Egyptian e-receipt (ETA): queued with the payment, built and submitted "
+                                      "by the scheduler")
+PAYMENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
+PAYMENT["required"].append("eta_receipt")
+MERCHANT[("POST", "/payments/create")].request["properties"]["eta_receipt"] = {
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only: true with another currency is a 400 "
+                                      "naming eta_receipt; a merchant set up with receipts: all gets one for every "
+                                      "EGP payment)"}
+ETA_RECEIPT_DOC = {**ETA_RECEIPT_REF["properties"], "previous_uuid": STR, "errors": arr(ETA_ERROR),
+                   "receipt": {"type": "object", "description": "ETA's receipt JSON, as submitted"}}
+ETA_RECEIPT_ANSWER = shape({"object": const("eta_receipt"), "payment_id": STR, **ETA_RECEIPT_DOC,
+                            "returns": arr(shape(ETA_RECEIPT_DOC))})
+# a note answer is ZATCA's (its block's fields inline) or ETA's (an `eta` block), by the invoice's authority
+NOTE_ANSWER = shape({**{k: v for k, v in ZATCA_NOTE["properties"].items() if k not in ("object", "type", "uuid", "status")},
+                     "object": enum(("zatca_document", "eta_document")), "type": STR, "uuid": null(STR),
+                     "status": enum(("pending", "reported", "cleared", "rejected")), "eta": ETA_BLOCK},
+                    optional=("type", "uuid", "icv", "hash", "status", "messages", "eta"))
+for _note_route in (("POST", "/invoices/{id}/credit-notes"), ("POST", "/invoices/{id}/debit-notes")):
+    MERCHANT[_note_route] = replace(MERCHANT[_note_route], response=NOTE_ANSWER,
+                                    description=MERCHANT[_note_route].description
+                                    + " An ETA e-invoice's note is ETA's (C or D, on a valid invoice).")
+MERCHANT.update({
+    ("POST", "/einvoicing/eta/setup"): Op(
+        ETA_UNIT, body({"rin": {"type": "string", "pattern": "^\\s*[0-9]{9}\\s*$"}, "name": text(200, 1),
+                        "branch": body({"id": {"type": "string", "pattern": "^\\s*[0-9]{1,20}\\s*$"},
+                                        "address": body({"country": const("EG"), "governate": text(100, 1),
+                                                         "region_city": text(100, 1), "street": text(200, 1),
+                                                         "building_number": text(100, 1)},
+                                                        required=("country", "governate", "region_city", "street",
+                                                                  "building_number"))},
+                                       required=("address",)),
+                        "activity_code": {"type": "string", "pattern": "^\\s*[0-9]{4}\\s*$"},
+                        "client_id": text(200, 1), "client_secret": text(500, 1),
+                        "certificate": {"type": "string", "maxLength": 20000},
+                        "private_key": {"type": "string", "maxLength": 20000},
+                        "pos": body({"serial": text(100, 1), "os_version": text(100, 1)},
+                                    required=("serial", "os_version")),
+                        "receipts": enum(("all", "on_request")),
+                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$")},
+                       required=("rin", "name", "branch", "activity_code", "client_id", "client_secret")),
+        description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
+                    "certificate and private_key, a self-signed certificate is made. Again: new credentials or "
+                    "certificate, the same numbering and receipt chain."),
+    ("GET", "/einvoicing/eta"): Op(ETA_UNIT),
+    ("GET", "/payments/{id}/eta-receipt"): Op(ETA_RECEIPT_ANSWER, description="404 until the scheduler built the "
+                                                                          "receipt."),
+    ("GET", "/invoices/{id}/eta"): Op(ETA_DOCUMENT, description="The ETA document as submitted (signed), its "
+                                                                "state, and its notes'."),
+    ("POST", "/invoices/{id}/cancel-einvoice"): Op(
+        INVOICE, body({"reason": text(200, 1)}), errors=(503,),
+        description="Cancels the invoice's e-document, by its authority's rules: a GİB e-Arşiv until 7 days after its "
+                    "issue (an e-Fatura cannot be canceled: 400; `reason` optional, kept); a valid ETA e-invoice "
+                    "within ETA's window of 7 days (`reason` required); a ZATCA e-invoice never (issue a credit "
+                    "note: 400)."),
 })
 
 # ---- merchant /api: money views (rest_compat/merchant_money.py): balance, settlements,
@@ -1666,3 +1751,11 @@ def document(interfaces: list[Interface], *, title: str, servers: list[str], des
                 for code, text_ in ERROR_TEXT.items()},
         },
     }
+
+# ---- /v1 intents: the ETA e-receipt (services.einvoicing.eta.receipts), as on /api payments.
+INTENT["properties"]["eta_receipt"] = null(ETA_RECEIPT_BLOCK)
+INTENT["required"].append("eta_receipt")
+V1[("POST", "/payments/intent")].request["properties"]["eta_receipt"] = {
+    "type": "boolean", "description": "ask for an ETA e-receipt (EGP only: true with another currency is a 400 "
+                                      "naming eta_receipt; a merchant set up with receipts: all gets one for every "
+                                      "EGP payment)"}

@@ -10,7 +10,7 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from schema.context import Context
-from schema.einvoicing import InvoiceGib, InvoiceNote, InvoiceZatca, gib_of, zatca_of
+from schema.einvoicing import InvoiceEta, InvoiceGib, InvoiceNote, InvoiceZatca, eta_of, gib_of, zatca_of
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.payments import Customer, _customers_by_id
@@ -39,6 +39,9 @@ class InvoiceItem:
     name: str
     amount: MinorAmount
     quantity: int
+    item_code: str | None = strawberry.field(default=None, description="The item's code at a tax authority (ETA: EGS or GS1)")
+    item_type: str | None = strawberry.field(default=None, description="EGS or GS1 (an ETA e-invoice: EGS when not given)")
+    unit_type: str | None = strawberry.field(default=None, description="Unit of measure (an ETA e-invoice: EA when not given)")
 
 
 @strawberry.type
@@ -67,6 +70,8 @@ class Invoice(Node):
                                                               "onboarded merchant once finalised); null otherwise")
     gib: InvoiceGib | None = strawberry.field(description="The GİB e-Fatura / e-Arşiv document (Turkish TRY invoices "
                                                           "of a set-up merchant once finalised); null otherwise")
+    eta: InvoiceEta | None = strawberry.field(description="The ETA e-invoice (Egyptian EGP invoices of an eg_rin "
+                                                          "customer of a set-up merchant once finalised); null otherwise")
     notes: list[InvoiceNote] = strawberry.field(description="The notes that refer to this invoice (credit, debit, "
                                                             "returns), oldest first")
     livemode: bool
@@ -81,10 +86,13 @@ class Invoice(Node):
     def of(cls, i) -> Invoice:
         return cls(id=strawberry.ID(i.id), number=i.number, status=i.status, customer_id=i.customer_id,
                    subscription_id=i.subscription_id, currency=i.currency,
-                   items=[InvoiceItem(name=x["name"], amount=x["amount"], quantity=x["quantity"]) for x in i.items],
+                   items=[InvoiceItem(name=x["name"], amount=x["amount"], quantity=x["quantity"],
+                                      item_code=x.get("item_code"), item_type=x.get("item_type"),
+                                      unit_type=x.get("unit_type")) for x in i.items],
                    subtotal=i.subtotal, tax_rate=float(i.tax_rate), tax=i.tax, total=i.total, due_date=i.due_date,
                    **invoices.urls(i), sent_to=i.sent_to, sent_via=i.sent_via, sent_at=i.sent_at,
                    paid_at=i.paid_at, payment_id=i.payment_id, locale=i.locale, zatca=zatca_of(i.zatca), gib=gib_of(i.gib),
+                   eta=eta_of(i.eta),
                    notes=[InvoiceNote.of(n) for n in i.notes or []], livemode=i.livemode, created_at=i.created_at)
 
 
@@ -203,6 +211,9 @@ class InvoiceItemInput:
     name: str
     amount: MinorAmount
     quantity: int | None = strawberry.UNSET
+    item_code: str | None = strawberry.UNSET
+    item_type: str | None = strawberry.UNSET
+    unit_type: str | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -12,6 +12,8 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.scalars import MinorAmount
+from services.einvoicing import core
+from services.einvoicing.eta import documents as eta_documents, units as eta_units
 from services.einvoicing.gib import documents as gib_documents, units as gib_units
 from services.einvoicing.zatca import documents, units
 
@@ -51,6 +53,13 @@ class GibMessage:
 
 
 @strawberry.type
+class EtaError:
+    path: str = strawberry.field(description="The document's field ETA found wrong (e.g. receiver.id)")
+    code: str
+    message: str
+
+
+@strawberry.type
 class InvoiceGib:
     type: str = strawberry.field(description="efatura (a buyer registered with GİB) or earsiv")
     profile: str | None = strawberry.field(description="TICARIFATURA, TEMELFATURA or EARSIVFATURA")
@@ -67,6 +76,81 @@ def gib_of(block: dict | None) -> InvoiceGib | None:
                       status=block["status"],
                       messages=[GibMessage(code=str(m.get("code") or ""), message=str(m.get("message") or ""))
                                 for m in block.get("messages") or []])
+
+
+@strawberry.type
+class InvoiceEta:
+    document_id: str
+    type: str = strawberry.field(description="I (invoice), C (credit note) or D (debit note)")
+    uuid: str | None = strawberry.field(description="ETA's uuid, once ETA accepted the submission")
+    long_id: str | None
+    submission_id: str | None
+    internal_id: str
+    status: str = strawberry.field(description="pending, submitted, valid, invalid, rejected or cancelled")
+    errors: list[EtaError]
+
+
+def eta_of(block: dict | None) -> InvoiceEta | None:
+    if not block:
+        return None
+    return InvoiceEta(document_id=block["document_id"], type=block["type"], uuid=block.get("uuid"),
+                      long_id=block.get("long_id"), submission_id=block.get("submission_id"),
+                      internal_id=block["internal_id"], status=block["status"],
+                      errors=[EtaError(path=e.get("path", ""), code=e.get("code", ""), message=e.get("message", ""))
+                              for e in block.get("errors") or []])
+
+
+@strawberry.type
+class EtaAddress:
+    country: str
+    governate: str
+    region_city: str
+    street: str
+    building_number: str
+
+
+@strawberry.type
+class EtaBranch:
+    id: str
+    address: EtaAddress
+
+
+@strawberry.type
+class EtaPos:
+    serial: str
+    os_version: str
+
+
+@strawberry.type
+class EtaUnit:
+    id: strawberry.ID | None
+    status: str = strawberry.field(description="not_set_up or active")
+    livemode: bool
+    rin: str | None
+    name: str | None
+    branch: EtaBranch | None
+    activity_code: str | None
+    pos: EtaPos | None
+    receipts: str | None = strawberry.field(description="all (every EGP payment) or on_request (eta_receipt: true)")
+    default_item_code: str | None
+    certificate_serial: str | None
+    certificate_expires_at: datetime | None
+    certificate_self_signed: bool | None
+    documents_issued: int
+    receipts_issued: int
+
+    @classmethod
+    def of(cls, d: dict) -> EtaUnit:
+        b = d["branch"]
+        return cls(id=strawberry.ID(d["id"]) if d["id"] else None, status=d["status"], livemode=d["livemode"],
+                   rin=d["rin"], name=d["name"],
+                   branch=EtaBranch(id=b["id"], address=EtaAddress(**b["address"])) if b else None,
+                   activity_code=d["activity_code"], pos=EtaPos(**d["pos"]) if d["pos"] else None,
+                   receipts=d["receipts"], default_item_code=d["default_item_code"],
+                   certificate_serial=d["certificate_serial"],
+                   certificate_expires_at=datetime.fromisoformat(d["certificate_expires_at"].replace("Z", "+00:00"))
+                   if d["certificate_expires_at"] else None, certificate_self_signed=d["certificate_self_signed"],
+                   documents_issued=d["documents_issued"], receipts_issued=d["receipts_issued"])
 
 
 @strawberry.type
@@ -119,13 +203,15 @@ class InvoiceNote:
     created_at: datetime | None
     zatca: InvoiceZatca | None = strawberry.field(description="Its ZATCA document, for a Saudi note")
     gib: InvoiceGib | None = strawberry.field(description="Its GİB document, for a Turkish return (IADE)")
+    eta: InvoiceEta | None = strawberry.field(description="Its ETA document, for an Egyptian note")
 
     @classmethod
     def of(cls, n: dict) -> InvoiceNote:
         return cls(id=strawberry.ID(n["id"]), kind=n["kind"], number=n["number"], amount=n["amount"], tax=n["tax"],
                    reason=n.get("reason"),
                    created_at=datetime.fromisoformat(n["created_at"].replace("Z", "+00:00")) if n.get("created_at")
-                   else None, zatca=zatca_of(n.get("zatca")), gib=gib_of(n.get("gib")))
+                   else None, zatca=zatca_of(n.get("zatca")), gib=gib_of(n.get("gib")),
+                   eta=eta_of(n.get("eta")))
 
 
 @strawberry.input
@@ -148,6 +234,76 @@ class ZatcaOnboardInput:
     industry: str | None = strawberry.UNSET
     locale: str | None = strawberry.UNSET
     address: ZatcaAddressInput | None = strawberry.UNSET
+
+
+@strawberry.input
+class EtaAddressInput:
+    country: str
+    governate: str
+    region_city: str
+    street: str
+    building_number: str
+
+
+@strawberry.input
+class EtaBranchInput:
+    address: EtaAddressInput
+    id: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class EtaPosInput:
+    serial: str
+    os_version: str
+
+
+@strawberry.input
+class EtaSetupInput:
+    rin: str
+    name: str
+    branch: EtaBranchInput
+    activity_code: str
+    client_id: str
+    client_secret: str
+    certificate: str | None = strawberry.UNSET
+    private_key: str | None = strawberry.UNSET
+    pos: EtaPosInput | None = strawberry.UNSET
+    receipts: str | None = strawberry.UNSET
+    default_item_code: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class EtaNoteInput:
+    invoice_id: strawberry.ID
+    kind: str = strawberry.field(description="credit_note or debit_note")
+    reason: str
+    amount: MinorAmount | None = strawberry.UNSET
+
+
+@strawberry.input
+class EinvoiceCancelInput:
+    invoice_id: strawberry.ID
+    reason: str | None = strawberry.field(default=strawberry.UNSET, description="Required by ETA; kept by GİB")
+
+
+@strawberry.type
+class EtaSetupPayload:
+    unit: EtaUnit | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class EtaNotePayload:
+    note: InvoiceNote | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.type
+class EinvoiceCancelPayload:
+    invoice_id: strawberry.ID | None = None
+    gib: InvoiceGib | None = None
+    eta: InvoiceEta | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
 @strawberry.input
@@ -278,13 +434,6 @@ class GibReturnPayload:
 
 
 @strawberry.type
-class GibCancelPayload:
-    invoice_id: strawberry.ID | None = None
-    gib: InvoiceGib | None = None
-    user_errors: list[UserError] = strawberry.field(default_factory=list)
-
-
-@strawberry.type
 class Query:
     @strawberry.field(description="The caller's GİB (Turkish e-invoice) unit in this mode.")
     async def gib_unit(self, info: Info[Context, None]) -> GibUnit:
@@ -299,6 +448,11 @@ class Query:
     async def zatca_unit(self, info: Info[Context, None]) -> ZatcaUnit:
         principal = info.context.principal
         return ZatcaUnit.of(units.unit_object(await units.get_unit(principal=principal), principal))
+
+    @strawberry.field(description="The caller's ETA (Egypt) unit in this mode.")
+    async def eta_unit(self, info: Info[Context, None]) -> EtaUnit:
+        principal = info.context.principal
+        return EtaUnit.of(eta_units.unit_object(await eta_units.get_unit(principal=principal), principal))
 
 
 @strawberry.type
@@ -332,12 +486,35 @@ class Mutation:
                                                                        invoice_id=str(input.invoice_id), data=data))
         return GibReturnPayload(note=InvoiceNote.of(n) if n else None, user_errors=errors)
 
-    @strawberry.mutation(description="Cancel the invoice's e-Arşiv document (within 7 days of its issue).")
-    async def invoice_cancel_einvoice(self, info: Info[Context, None], invoice_id: strawberry.ID) -> GibCancelPayload:
+    @strawberry.mutation(description="Set up the merchant's ETA unit (Egyptian e-invoices and e-receipts).")
+    async def eta_setup(self, info: Info[Context, None], input: EtaSetupInput) -> EtaSetupPayload:
         principal = info.context.principal
-        inv, errors = await user_errors(lambda: gib_documents.cancel(principal=principal, invoice_id=str(invoice_id)))
-        return GibCancelPayload(invoice_id=strawberry.ID(inv.id) if inv else None, gib=gib_of(inv.gib) if inv else None,
-                                user_errors=errors)
+        u, errors = await user_errors(lambda: eta_units.setup(principal=principal, data=to_data(input)))
+        return EtaSetupPayload(unit=EtaUnit.of(eta_units.unit_object(u, principal)) if u else None,
+                               user_errors=errors)
+
+    @strawberry.mutation(description="Issue an ETA credit note (C) or debit note (D) on a valid ETA e-invoice.")
+    async def invoice_eta_note(self, info: Info[Context, None], input: EtaNoteInput) -> EtaNotePayload:
+        principal = info.context.principal
+        data = {k: v for k, v in to_data(input).items() if k not in ("invoice_id", "kind")}
+        if input.kind not in ("credit_note", "debit_note"):
+            return EtaNotePayload(user_errors=[UserError(field="kind", message="kind must be credit_note or debit_note",
+                                                         code="invalid_request")])
+        d, errors = await user_errors(lambda: eta_documents.issue_note(
+            principal=principal, invoice_id=str(input.invoice_id), kind=input.kind, data=data))
+        return EtaNotePayload(note=InvoiceNote.of(eta_documents.note_entry(d)) if d else None, user_errors=errors)
+
+    @strawberry.mutation(description="Cancel the invoice's e-document: a GİB e-Arşiv within 7 days of its issue, a "
+                                     "valid ETA e-invoice within ETA's window (with a reason).")
+    async def invoice_cancel_einvoice(self, info: Info[Context, None], input: EinvoiceCancelInput
+                                      ) -> EinvoiceCancelPayload:
+        principal = info.context.principal
+        data = {k: v for k, v in to_data(input).items() if k != "invoice_id"}
+        inv, errors = await user_errors(lambda: core.cancel_einvoice(
+            principal=principal, invoice_id=str(input.invoice_id), data=data))
+        return EinvoiceCancelPayload(invoice_id=strawberry.ID(inv.id) if inv else None,
+                                     gib=gib_of(inv.gib) if inv else None, eta=eta_of(inv.eta) if inv else None,
+                                     user_errors=errors)
 
     @strawberry.mutation(description="Issue a ZATCA credit note (381) on an e-invoice.")
     async def invoice_credit_note(self, info: Info[Context, None], input: ZatcaNoteInput) -> ZatcaNotePayload:

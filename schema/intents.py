@@ -14,7 +14,7 @@ from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
-from schema.payments import PaymentReceipt, WalletTokenInput, load_receipt
+from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from services.payments import intent_refunds, intents
@@ -133,6 +133,8 @@ class PaymentIntent(Node):
     capture_method: str | None = strawberry.field(default=None, description="manual for BNPL (captured as it ships)")
     amount_capturable: MinorAmount | None = strawberry.field(default=None, description="BNPL: still authorized")
     bnpl: BnplDetails | None = strawberry.field(default=None, description="BNPL: method, schedule, provider reference")
+    eta_receipt: PaymentEtaReceipt | None = strawberry.field(
+        default=None, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -174,7 +176,8 @@ class PaymentIntent(Node):
             cod_status=o.get("cod_status"), qr_code_url=o.get("qr_code_url"),
             payment_method_details=o.get("payment_method_details"),
             installments=Installments.of(o["installments"]), capture_method=o.get("capture_method"),
-            amount_capturable=o.get("amount_capturable"), bnpl=BnplDetails.of(o.get("bnpl")))
+            amount_capturable=o.get("amount_capturable"), bnpl=BnplDetails.of(o.get("bnpl")),
+            eta_receipt=eta_receipt_of(o.get("eta_receipt")))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -238,6 +241,7 @@ class PaymentIntentCreateInput:
     items: list[BnplItemInput] | None = strawberry.UNSET         # BNPL: adding up to the amount
     shipping_address: ShippingAddressInput | None = strawberry.UNSET    # BNPL
     capture_method: str | None = strawberry.UNSET                # BNPL: manual (the only choice)
+    eta_receipt: bool | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -178,6 +178,36 @@ def _gib(root) -> InvoiceGib | None:
 
 
 @strawberry.type
+class EtaReceiptRef:
+    document_id: str
+    uuid: str
+    number: str
+    status: str = strawberry.field(description="queued, valid or invalid")
+    qr_url: str = strawberry.field(description="ETA's receipt URL for the QR code (uuid, issue time, total, RIN)")
+    amount: MinorAmount
+
+
+@strawberry.type
+class PaymentEtaReceipt:
+    uuid: str | None
+    number: str | None
+    status: str = strawberry.field(description="queued (not built yet), not_issued, valid or invalid")
+    qr_url: str | None
+    returns: list[EtaReceiptRef]
+
+
+def _eta_receipt(root) -> PaymentEtaReceipt | None:
+    return eta_receipt_of(getattr(root._row, "eta_receipt", None))
+
+
+def eta_receipt_of(r: dict | None) -> PaymentEtaReceipt | None:
+    if not r:
+        return None
+    return PaymentEtaReceipt(uuid=r.get("uuid"), number=r.get("number"), status=r["status"], qr_url=r.get("qr_url"),
+                             returns=[EtaReceiptRef(**x) for x in r.get("returns") or []])
+
+
+@strawberry.type
 class Payment(Node):
     id: strawberry.ID
     status: str
@@ -208,6 +238,8 @@ class Payment(Node):
     invoice_id: str | None = strawberry.field(resolver=_invoice_id, description="The invoice made for a payment that "
                                                                                 "asked for one (invoice: true)")
     gib: InvoiceGib | None = strawberry.field(resolver=_gib, description="That invoice's GİB e-document")
+    eta_receipt: PaymentEtaReceipt | None = strawberry.field(
+        resolver=_eta_receipt, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
     _row: strawberry.Private[Any] = None
 
     @strawberry.field
@@ -313,6 +345,7 @@ class PaymentCreateInput:
     installments: int | None = strawberry.UNSET
     invoice: bool | None = strawberry.field(default=strawberry.UNSET,
                                             description="A TRY payment asks for an invoice (a Turkish e-invoice)")
+    eta_receipt: bool | None = strawberry.UNSET
 
 
 @strawberry.type

@@ -95,7 +95,8 @@ async def test_every_domain_job_kind_is_registered_at_start(client):
                                                 "dispute.decide", "subscription.renewal",
                                                 "subscription.dunning_retry", "intent.expire", "fawry.expire",
                                                 "bnpl.authorization_expire", "zatca.submit",
-                                                "einvoicing.submit", "gib.report", "gib.payment_invoice"]
+                                                "einvoicing.submit", "gib.report", "gib.payment_invoice",
+                                                "eta.receipt_build", "eta.receipt_submit"]
 
 
 # ---------------------------------------------------------------- app/checkout: no circle either

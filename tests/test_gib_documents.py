@@ -229,7 +229,7 @@ async def test_graphql_invoice_shows_the_gib_block(client, merchant):
     status, out = await gql(client, """query($id: ID!) { invoice(id: $id) { gib { type profile number uuid status
         messages { code message } } } }""", {"id": inv["id"]}, merchant.sk)
     assert status == 200 and out["data"]["invoice"]["gib"] == {**inv["gib"], "messages": []}, out
-    status, out = await gql(client, """mutation($id: ID!) { invoiceCancelEinvoice(invoiceId: $id) {
+    status, out = await gql(client, """mutation($id: ID!) { invoiceCancelEinvoice(input: {invoiceId: $id}) {
         gib { status } userErrors { field message } } }""", {"id": inv["id"]}, merchant.sk)
     assert out["data"]["invoiceCancelEinvoice"]["gib"] == {"status": "canceled"}, out
 

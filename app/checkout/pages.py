@@ -25,7 +25,9 @@ import logging
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
+import segno
 from aiohttp import web
+from markupsafe import Markup
 
 from app.checkout import common, local
 from app.checkout import installments as taksit
@@ -287,12 +289,18 @@ async def receipt_page(request: web.Request) -> web.Response:
                 + (f"{t.inst_title}: {in_installments}\n" if in_installments else "")
                 + f"{t.receipt_date}: {paid}\n{t.receipt_method}: {method}\n"
                 + (f"{t.fawry_reference}: {v.reference}\n" if v.reference else "")
-                + (f"{t.receipt_paid_where}: {where}\n" if where else ""))
+                + (f"{t.receipt_paid_where}: {where}\n" if where else "")
+                + (f"{t.get('eta_receipt', 'ETA e-receipt')}: {v.eta_qr}\n" if v.eta_qr else ""))
         return web.Response(text=text, content_type="text/plain", charset="utf-8",
                             headers=security_headers(page.settings["settings"]))
     return page.render("receipt.html", r=v, merchant=v.merchant_name, method_text=method, amount_text=amount,
                        paid_iso=v.paid_at.isoformat(), paid_text=paid, paid_where=where,
-                       installments_text=in_installments)
+                       installments_text=in_installments, eta_qr_svg=_qr_svg(v.eta_qr) if v.eta_qr else None)
+
+
+def _qr_svg(content: str) -> Markup:
+    """An inline SVG QR code (an Egyptian e-receipt's: ETA's receipt URL), printed with the page."""
+    return Markup(segno.make(content, error="m").svg_inline(scale=3, title="ETA e-receipt"))
 
 
 def _wants_text(request: web.Request) -> bool:

@@ -20,5 +20,6 @@ def invoice_object(inv: Invoice) -> dict:
             "items": inv.items, "subtotal": inv.subtotal, "tax_rate": inv.tax_rate, "tax": inv.tax,
             "total": inv.total, "due_date": inv.due_date.isoformat(), **urls(inv), "sent_to": inv.sent_to,
             "paid_at": iso(inv.paid_at), "payment_id": inv.payment_id, "zatca": inv.zatca, "gib": inv.gib,
+            "eta": inv.eta,
             "notes": inv.notes or [],
             "livemode": inv.livemode, "created_at": iso(inv.created_at)}

@@ -9,6 +9,7 @@ States: draft -> sent (again allowed) -> paid; draft -> paid. A paid invoice can
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -39,6 +40,9 @@ CHANNELS = ("email", "messaging")
 LOCALES = ("en", "tr", "ar")
 MAX_ITEMS = 100
 MAX_QUANTITY = 1_000_000
+ITEM_TYPES = ("EGS", "GS1")
+_ITEM_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
+_UNIT_TYPE = re.compile(r"[A-Za-z0-9]+")
 DEFAULT_DUE_DAYS = 14
 _AR_PHONE = ("+966", "+971", "+965", "+974", "+20", "+964", "+973", "+968", "+962")
 
@@ -62,9 +66,18 @@ class Item:
     name: str
     amount: int
     quantity: int
+    # the item's code at a tax authority (ETA: EGS, the merchant's code, or GS1) and unit of measure;
+    # kept only when given (an ETA e-invoice defaults item_type to EGS and unit_type to EA)
+    item_code: str | None = None
+    item_type: str | None = None
+    unit_type: str | None = None
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "amount": self.amount, "quantity": self.quantity}
+        out = {"name": self.name, "amount": self.amount, "quantity": self.quantity}
+        for k in ("item_code", "item_type", "unit_type"):
+            if getattr(self, k) is not None:
+                out[k] = getattr(self, k)
+        return out
 
 
 def parse_tax_rate(value: Any, param: str = "tax_rate") -> Decimal:
@@ -98,8 +111,11 @@ def _items(raw: list, currency: str) -> list[Item]:
         # A line may be small (a fee); the currency table's maximum bounds it and the total.
         amount = f.int("amount", required=True, min=0, max=LIMITS[currency].maximum)
         quantity = f.int("quantity", default=1, min=1, max=MAX_QUANTITY)
+        code = f.str("item_code", min_len=1, max_len=100, pattern=_ITEM_CODE)
+        kind = f.enum("item_type", ITEM_TYPES)
+        unit_type = f.str("unit_type", min_len=1, max_len=10, pattern=_UNIT_TYPE)
         f.reject_unknown()
-        out.append(Item(name, amount, quantity))
+        out.append(Item(name, amount, quantity, code, kind, unit_type))
     return out
 
 

@@ -24,7 +24,7 @@ from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
-from services.errors import NotFound, PermissionDenied
+from services.errors import InvalidState, NotFound, PermissionDenied
 from services.ids import check_id
 from services.infra import clock
 from services.infra.clock import overridden
@@ -94,6 +94,9 @@ class Authority:
     document: Callable[[Invoice, str], Awaitable[tuple[str, str, bytes] | None]] | None = None
     # the id prefixes of this authority's documents (a note id names its authority)
     prefixes: tuple[str, ...] = field(default_factory=tuple)
+    # cancels the invoice's own document (principal, invoice, request data) -> the invoice; None:
+    # this authority's documents are never canceled (a credit note amends them)
+    cancel: Callable[[Principal, Invoice, Any], Awaitable[Invoice]] | None = None
 
 
 AUTHORITIES: dict[str, Authority] = {}
@@ -202,6 +205,19 @@ async def document_of(*, principal: Principal, invoice_id: str, note_id: str | N
         raise NotFound(f"Note {note_id} has no e-document", param="note_id")
     raise NotFound("This invoice has no e-invoice XML (not a finalised e-invoice of a merchant set up with a "
                    "tax authority)")
+
+
+async def cancel_einvoice(*, principal: Principal, invoice_id: str, data: Any) -> Invoice:
+    """`POST /api/invoices/{id}/cancel-einvoice`: the authority whose document the invoice carries
+    cancels it, by its own rules (GİB: an e-Arşiv within 7 days; ETA: a valid one, with a reason)."""
+    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
+    for authority in AUTHORITIES.values():
+        if getattr(inv, authority.name, None):
+            if authority.cancel is None:
+                raise InvalidState(f"A {authority.name.upper()} e-invoice cannot be canceled: issue a credit note "
+                                   f"(POST /api/invoices/{inv.id}/credit-notes)", code="einvoice_not_cancelable")
+            return await authority.cancel(principal, inv, data)
+    raise InvalidState(f"Invoice {inv.id} has no e-document to cancel")
 
 
 # ---------------------------------------------------------------- units and their chains

@@ -108,4 +108,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
                               obj={**intents.intent_object(intent),
                                    "refund": {"id": refund.id, "amount": moved, "reason": reason}})
             return IntentRefundResult(intent=intent, refund=refund)
-    return await db.retrying(attempt, what=f"refund of intent {intent_id}")
+    result = await db.retrying(attempt, what=f"refund of intent {intent_id}")
+    i = result.intent
+    await payments.einvoice_refund(i, result.refund.amount, result.refund.reason)   # e-invoice notes, return receipts
+    return result

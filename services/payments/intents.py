@@ -24,7 +24,7 @@ from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets, settlement
-from services.payments import cards, crypto, expiry_due, installments, pricing, receipts, routing
+from services.payments import cards, crypto, expiry_due, installments, payments, pricing, receipts, routing
 from services.payments import methods as methods_registry
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.ids import new_id
@@ -153,6 +153,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         "failure_code": intent.failure_code, "failure_message": intent.failure_message,
         "split": intent.split or [],
         "installments": installments.as_object(intent.installments),
+        "eta_receipt": intent.eta_receipt,
     }
     if intent.crypto is not None:
         c = intent.crypto
@@ -364,6 +365,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     split_raw = f.list("split", max_items=MAX_SPLITS)
     locale = f.enum("locale", pricing.LOCALES)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
+    eta_receipt = payments.check_eta_receipt(f, currency)
     f.reject_unknown()
     wallet_card = None
     if wallet_value is not None:      # read (verified, decrypted, checked) before anything is written
@@ -405,6 +407,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         crypto=crypto_data, cod_address=cod_address,
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         installments={"count": count} if installments.asks(count) else None,    # asked for; terms at confirm
+        eta_receipt={"uuid": None, "number": None, "status": "queued"} if eta_receipt else None,
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
     if wallet_card is not None:       # used from now on, even if the write below fails: never twice
         await wallets.claim(principal=principal, wc=wallet_card, param=f"{method}.token")
@@ -635,6 +638,9 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
                 await _post_success(intent)
             if changes.get("status") == "succeeded":
                 await receipts.enqueue_intent(intent)     # the receipt's outbox row (services.receipts)
+                eta = payments.eta_receipt_request(intent, asked=bool(intent.eta_receipt), now=runtime().clock.now())
+                if eta is not None:                       # an EGP intent's e-receipt, built by the ETA job
+                    await eta.save(force_create=True)
             if rollups is not None:                       # the outcome's analytics, in the same transaction
                 await lookup.upsert(rollups(intent))
             for t in events_:

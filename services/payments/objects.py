@@ -16,4 +16,5 @@ def event_object(p: Payment, **extra: Any) -> dict:
             "decline_code": p.decline_code, "customer_id": p.customer_id, "metadata": p.metadata,
             "livemode": p.livemode, "created_at": iso(p.created_at),
             "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
-            "dispute": None, "installments": installments.as_object(p.installments), **extra}
+            "dispute": None, "installments": installments.as_object(p.installments), "eta_receipt": p.eta_receipt,
+            **extra}

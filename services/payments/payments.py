@@ -22,6 +22,7 @@ from models import _lookup as lookup
 from models import _rows as rows_
 from models.billing import SavedCard
 from models.core import ListCount, Merchant
+from models.einvoicing import EinvoiceRequest
 from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
@@ -65,6 +66,7 @@ class CreateRequest:
     invoice: bool = False                    # asks for an invoice (a Turkish e-invoice: services.einvoicing.gib)
     wallet_value: Any = None                 # apple_pay / google_pay: the `{token}` object, read at execute
     wallet: Any = None                       # its services.payments.wallets.service.WalletCard, once read
+    eta_receipt: bool = False                # an ETA e-receipt asked for (EGP; services.einvoicing.eta)
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -97,6 +99,7 @@ def parse_create(data: dict) -> CreateRequest:
     method = f.enum("capture_method", ("automatic", "manual"), default=None)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     invoice = f.bool("invoice", default=False)
+    eta_receipt = check_eta_receipt(f, currency)
     f.reject_unknown(also=("idempotency_key",))
     if invoice and currency != "TRY":
         raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment asks for one", param="invoice")
@@ -113,8 +116,29 @@ def parse_create(data: dict) -> CreateRequest:
     return CreateRequest(installments=count, amount=amount, currency=currency, card=card, choice=choice, capture=do_capture,
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
-                         metadata=metadata, description=description, invoice=invoice,
-                         wallet_value=(kind, wallet_value) if wallet_value is not None else None)
+                         metadata=metadata, description=description, invoice=invoice, wallet_value=(kind, wallet_value)
+                         if wallet_value is not None else None, eta_receipt=eta_receipt)
+
+
+def check_eta_receipt(f: Fields, currency: str) -> bool:
+    """`eta_receipt: true` asks for an Egyptian e-receipt: EGP payments only."""
+    asked = f.bool("eta_receipt", default=False)
+    if asked and currency != "EGP":
+        raise ValidationError("eta_receipt: an ETA e-receipt is for EGP payments only", param="eta_receipt")
+    return asked
+
+
+def eta_receipt_request(p: Any, *, asked: bool, now: datetime) -> EinvoiceRequest | None:
+    """An EGP payment's e-receipt request, written with the payment (the ETA job builds, chains
+    and submits the receipt later, or drops the request when the merchant has no ETA unit or
+    gives receipts on request only and none was asked). The payment shows it queued when asked."""
+    if p.currency != "EGP":
+        return None
+    if asked:
+        p.eta_receipt = {"uuid": None, "number": None, "status": "queued"}
+    return rows_.new(EinvoiceRequest, id=new_id("eir"), merchant_id=p.merchant_id, livemode=p.livemode,
+                     authority="eta", kind="receipt", payment_id=p.id, refund_id=None, amount=p.amount,
+                     currency=p.currency, asked=asked, due_at=now, created_at=now)
 
 
 def _fingerprint_params(data: dict) -> dict:
@@ -389,6 +413,9 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                                  source="payment", customer=customer, locale=req.receipt_locale, market=market)
         if receipt is not None:
             rows.append(receipt)
+        eta = eta_receipt_request(p, asked=req.eta_receipt, now=now)
+        if eta is not None:
+            rows.append(eta)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows += events.rows(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
@@ -558,7 +585,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
-    notes = await _einvoice_refund(p, amount, reason)
+    notes = await einvoice_refund(p, amount, reason)
     return RefundResult(payment=p, refund=refund, notes=notes)
 
 
@@ -616,7 +643,7 @@ async def post_refund(obj: Any, *, amount: int, refund_id: str, now: datetime, p
     await lookup.upsert(analytics.money_rows(obj, await markets.market_of(obj.merchant_id), now, refunded=amount))
 
 
-async def _einvoice_refund(p: Payment, amount: int, reason: str | None) -> list[dict]:
+async def einvoice_refund(p: Any, amount: int, reason: str | None) -> list[dict]:
     """A refund of a payment that paid an e-invoice gets its note (a ZATCA credit note, a GİB
     return, ...), which the refund's answer names. The refund stands whatever happens there: a
     failure is logged, never the refund's error."""

@@ -174,6 +174,7 @@ class ReceiptView:
     installments: dict | None = None     # the installment terms (services.payments.installments.as_object)
     reference: str | None = None  # a Fawry intent: its reference code
     channel: str | None = None    # a Fawry intent: where the reference was paid (outlet)
+    eta_qr: str | None = None     # an Egyptian e-receipt's QR content: ETA's receipt URL (services.einvoicing.eta)
 
     @property
     def url(self) -> str | None:
@@ -204,7 +205,7 @@ async def view_by_token(payment_id: str, token: str | None) -> ReceiptView | Non
 
 _PAYMENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_captured", "currency", "card_brand", "card_last4",
                     "captured_at", "created_at", "description", "livemode", "payment_link", "receipt_token",
-                    "installments")
+                    "installments", "eta_receipt")
 _INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_received", "currency", "payment_method",
                    "payment_method_ref", "succeeded_at", "created_at", "description", "locale", "livemode",
                    "receipt_token", "installments", "method_details")
@@ -239,7 +240,8 @@ async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
                                    p["currency"], "card", p["card_brand"], p["card_last4"],
                                    p["captured_at"] or p["created_at"], p["status"], p["description"],
                                    link_locales.get(p["payment_link"]), p["livemode"], p["receipt_token"],
-                                   m["country"], p["installments"])
+                                   m["country"], p["installments"],
+                                   eta_qr=(p["eta_receipt"] or {}).get("qr_url"))
     for i in intents:
         m = merchants[i["merchant_id"]]
         brand = last4 = None

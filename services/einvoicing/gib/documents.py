@@ -353,7 +353,11 @@ async def _refund_note(*, merchant_id: str, livemode: bool, payment_id: str, cur
 # ---------------------------------------------------------------- cancel, buyer's response
 
 async def cancel(*, principal: Principal, invoice_id: str, data=None) -> Invoice:
-    Fields(data or {}).reject_unknown()
+    """Cancel the invoice's e-Arşiv document (until 7 days after its issue); an optional `reason`
+    is kept in its messages."""
+    f = Fields(data or {})
+    reason = f.str("reason", max_len=200)
+    f.reject_unknown()
     inv = await core.get_invoice(principal=principal, invoice_id=invoice_id)
     doc = await own_document(inv) if inv.currency == "TRY" else None
     if doc is None:
@@ -373,7 +377,8 @@ async def cancel(*, principal: Principal, invoice_id: str, data=None) -> Invoice
         ans = await integrator.cancel(unit, secrets=units.secrets_of(unit), uuid=doc.uuid, when=now)
         if ans.get("status") != "canceled":
             raise gib_unavailable()
-    msg = [{"code": "canceled", "message": f"Canceled on {ubl.local(now).date().isoformat()}"}]
+    msg = [{"code": "canceled", "message": f"Canceled on {ubl.local(now).date().isoformat()}"
+                                          + (f": {reason}" if reason else "")}]
     if not await _record(doc, {"status": "canceled", "next_attempt_at": None, "messages": msg, "updated_at": now},
                          when=["pending", "sent", "reported"]):
         raise InvalidState(f"The e-Arşiv document {doc.number} changed meanwhile; read the invoice again")
@@ -452,8 +457,12 @@ async def _finalise(inv: Invoice, require_cleared: bool) -> None:
     await finalise(inv, require_cleared=require_cleared)
 
 
+async def _cancel(principal: Principal, inv: Invoice, data) -> Invoice:
+    return await cancel(principal=principal, invoice_id=inv.id, data=data)
+
+
 AUTHORITY_ENTRY = core.Authority(AUTHORITY, finalise=_finalise, refund=_refund_note, document=_document,
-                                 prefixes=("gdoc_",))
+                                 prefixes=("gdoc_",), cancel=_cancel)
 SENDER = core.Sender(send, changed)
 
 

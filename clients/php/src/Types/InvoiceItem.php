@@ -17,4 +17,10 @@ final class InvoiceItem extends Resource
     public ?int $amount = null;
     /** @var int|null */
     public ?int $quantity = null;
+    /** @var string|null */
+    public ?string $item_code = null;
+    /** @var string|null */
+    public ?string $item_type = null;
+    /** @var string|null */
+    public ?string $unit_type = null;
 }

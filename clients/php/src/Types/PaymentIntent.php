@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'refund' => [IntentRefund::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'refund' => [IntentRefund::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -95,6 +95,8 @@ final class PaymentIntent extends Resource
     public ?int $amount_capturable = null;
     /** @var BnplDetails|null */
     public ?BnplDetails $bnpl = null;
+    /** @var PaymentIntentEtaReceipt|null */
+    public ?PaymentIntentEtaReceipt $eta_receipt = null;
     /** @var IntentRefund|null */
     public ?IntentRefund $refund = null;
 }
