@@ -240,3 +240,14 @@ async def test_outage_helper_checks_its_input_and_test_mode(client, merchant):
     status, out = await call(client, "POST", "/api/test-helpers/einvoicing/outage", live,
                              {"authority": "eta", "minutes": 30})
     assert status == 403 and out["error"]["code"] == "test_mode_only", out
+
+
+async def test_a_zatca_e_invoice_cannot_be_canceled_and_says_what_to_do(client, merchant):
+    await onboard(client, merchant.sk)
+    cid = await customer(client, merchant.sk, saved_card=None)
+    inv = await finalise(client, merchant.sk, (await sar_invoice(client, merchant.sk, cid))["id"])
+    status, out = await call(client, "POST", f"/api/invoices/{inv['id']}/cancel-einvoice", merchant.sk, {})
+    assert status == 400 and out["error"]["code"] == "einvoice_not_cancelable", out
+    assert f"/api/invoices/{inv['id']}/credit-notes" in out["error"]["detail"]
+    status, after = await call(client, "GET", f"/api/invoices/{inv['id']}", merchant.sk)
+    assert after["zatca"] == inv["zatca"]

@@ -265,6 +265,7 @@ export interface Invoice {
   created_at: string;
   notes: Array<InvoiceNote>;
   gib?: InvoiceGib | null;
+  eta: InvoiceEta | null;
 }
 
 export interface InvoiceCreateParams {
@@ -275,6 +276,23 @@ export interface InvoiceCreateParams {
   tax_rate?: unknown;
   locale?: "ar" | "en" | "tr" | null;
   metadata?: Record<string, unknown> | null;
+}
+
+export interface InvoiceEta {
+  document_id: string;
+  type: "C" | "D" | "I";
+  uuid: string | null;
+  long_id: string | null;
+  submission_id: string | null;
+  internal_id: string;
+  status: "cancelled" | "invalid" | "pending" | "rejected" | "submitted" | "valid";
+  errors: Array<InvoiceEtaError>;
+}
+
+export interface InvoiceEtaError {
+  path: string;
+  code: string;
+  message: string;
 }
 
 export interface InvoiceGib {
@@ -295,12 +313,18 @@ export interface InvoiceItem {
   name: string;
   amount: number;
   quantity: number;
+  item_code?: string;
+  item_type?: "EGS" | "GS1";
+  unit_type?: string;
 }
 
 export interface InvoiceItemParams {
   name: string;
   amount: number;
   quantity?: number | null;
+  item_code?: string | null;
+  item_type?: "EGS" | "GS1" | null;
+  unit_type?: string | null;
 }
 
 export interface InvoiceListParams {
@@ -321,7 +345,24 @@ export interface InvoiceNote {
   created_at: string | null;
   zatca?: InvoiceNoteZatca;
   gib?: InvoiceNoteGib;
-  eta?: Record<string, unknown>;
+  eta?: InvoiceNoteEta;
+}
+
+export interface InvoiceNoteEta {
+  document_id: string;
+  type: "C" | "D" | "I";
+  uuid: string | null;
+  long_id: string | null;
+  submission_id: string | null;
+  internal_id: string;
+  status: "cancelled" | "invalid" | "pending" | "rejected" | "submitted" | "valid";
+  errors: Array<InvoiceNoteEtaError>;
+}
+
+export interface InvoiceNoteEtaError {
+  path: string;
+  code: string;
+  message: string;
 }
 
 export interface InvoiceNoteGib {
@@ -419,6 +460,7 @@ export interface Payment {
   receipt?: Receipt | null;
   invoice_id?: string | null;
   gib?: PaymentGib | null;
+  eta_receipt?: PaymentEtaReceipt | null;
   installments?: Installments | null;
 }
 
@@ -447,6 +489,7 @@ export interface PaymentCreateParams {
   capture_method?: "automatic" | "manual" | null;
   idempotency_key?: string | null;
   invoice?: boolean | null;
+  eta_receipt?: boolean | null;
   installments?: number | null;
 }
 
@@ -467,6 +510,26 @@ export interface PaymentDispute {
   evidence_due_by: string;
   created_at: string;
   closed_at: string | null;
+}
+
+export interface PaymentEtaReceipt {
+  uuid?: string | null;
+  number?: string | null;
+  status?: "invalid" | "not_issued" | "queued" | "valid";
+  qr_url?: string;
+  document_id?: string;
+  amount?: number;
+  reason?: string;
+  returns?: Array<PaymentEtaReceiptReturn>;
+}
+
+export interface PaymentEtaReceiptReturn {
+  document_id?: string;
+  uuid?: string;
+  number?: string;
+  status?: "invalid" | "queued" | "valid";
+  qr_url?: string;
+  amount?: number;
 }
 
 export interface PaymentGib {
@@ -526,6 +589,7 @@ export interface PaymentIntent {
   capture_method?: "manual";
   amount_capturable?: number;
   bnpl?: BnplDetails;
+  eta_receipt?: PaymentIntentEtaReceipt | null;
   refund?: IntentRefund;
 }
 
@@ -583,6 +647,27 @@ export interface PaymentIntentCreateParams {
   items?: Array<BnplItemParams> | null;
   shipping_address?: ShippingAddressParams | null;
   capture_method?: "manual" | null;
+  eta_receipt?: boolean | null;
+}
+
+export interface PaymentIntentEtaReceipt {
+  uuid?: string | null;
+  number?: string | null;
+  status?: "invalid" | "not_issued" | "queued" | "valid";
+  qr_url?: string;
+  document_id?: string;
+  amount?: number;
+  reason?: string;
+  returns?: Array<PaymentIntentEtaReceiptReturn>;
+}
+
+export interface PaymentIntentEtaReceiptReturn {
+  document_id?: string;
+  uuid?: string;
+  number?: string;
+  status?: "invalid" | "queued" | "valid";
+  qr_url?: string;
+  amount?: number;
 }
 
 export interface PaymentIntentListParams {

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Invoice extends Resource
 {
-    public const NESTED = ['items' => [InvoiceItem::class, true], 'zatca' => [InvoiceZatca::class, false], 'notes' => [InvoiceNote::class, true], 'gib' => [InvoiceGib::class, false]];
+    public const NESTED = ['items' => [InvoiceItem::class, true], 'zatca' => [InvoiceZatca::class, false], 'notes' => [InvoiceNote::class, true], 'gib' => [InvoiceGib::class, false], 'eta' => [InvoiceEta::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -63,4 +63,6 @@ final class Invoice extends Resource
     public ?array $notes = null;
     /** @var InvoiceGib|null */
     public ?InvoiceGib $gib = null;
+    /** @var InvoiceEta|null */
+    public ?InvoiceEta $eta = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class InvoiceNote extends Resource
 {
-    public const NESTED = ['zatca' => [InvoiceNoteZatca::class, false], 'gib' => [InvoiceNoteGib::class, false]];
+    public const NESTED = ['zatca' => [InvoiceNoteZatca::class, false], 'gib' => [InvoiceNoteGib::class, false], 'eta' => [InvoiceNoteEta::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -29,6 +29,6 @@ final class InvoiceNote extends Resource
     public ?InvoiceNoteZatca $zatca = null;
     /** @var InvoiceNoteGib|null */
     public ?InvoiceNoteGib $gib = null;
-    /** @var array<string, mixed>|null */
-    public ?array $eta = null;
+    /** @var InvoiceNoteEta|null */
+    public ?InvoiceNoteEta $eta = null;
 }

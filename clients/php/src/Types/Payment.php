@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Payment extends Resource
 {
-    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'gib' => [PaymentGib::class, false], 'installments' => [Installments::class, false]];
+    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'gib' => [PaymentGib::class, false], 'eta_receipt' => [PaymentEtaReceipt::class, false], 'installments' => [Installments::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -57,6 +57,8 @@ final class Payment extends Resource
     public ?string $invoice_id = null;
     /** @var PaymentGib|null */
     public ?PaymentGib $gib = null;
+    /** @var PaymentEtaReceipt|null */
+    public ?PaymentEtaReceipt $eta_receipt = null;
     /** @var Installments|null */
     public ?Installments $installments = null;
 }

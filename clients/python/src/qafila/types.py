@@ -45,12 +45,16 @@ __all__ = [
     "IntentRefund",
     "Invoice",
     "InvoiceCreateParams",
+    "InvoiceEta",
+    "InvoiceEtaError",
     "InvoiceGib",
     "InvoiceGibMessage",
     "InvoiceItem",
     "InvoiceItemParams",
     "InvoiceListParams",
     "InvoiceNote",
+    "InvoiceNoteEta",
+    "InvoiceNoteEtaError",
     "InvoiceNoteGib",
     "InvoiceNoteGibMessage",
     "InvoiceNoteZatca",
@@ -67,6 +71,8 @@ __all__ = [
     "PaymentCreateParams",
     "PaymentCustomerParams",
     "PaymentDispute",
+    "PaymentEtaReceipt",
+    "PaymentEtaReceiptReturn",
     "PaymentGib",
     "PaymentGibMessage",
     "PaymentIntent",
@@ -76,6 +82,8 @@ __all__ = [
     "PaymentIntentConfirmParamsApplePay",
     "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
+    "PaymentIntentEtaReceipt",
+    "PaymentIntentEtaReceiptReturn",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
     "PaymentIntentRefundParams",
@@ -200,6 +208,9 @@ InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "name": str,
     "amount": int,
     "quantity": int,
+    "item_code": str,
+    "item_type": str,
+    "unit_type": str,
 }, total=False)
 
 InvoiceCreateParams = TypedDict("InvoiceCreateParams", {
@@ -263,6 +274,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "capture_method": str,
     "idempotency_key": str,
     "invoice": bool,
+    "eta_receipt": bool,
     "installments": int,
 }, total=False)
 
@@ -333,6 +345,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "items": List[BnplItemParams],
     "shipping_address": ShippingAddressParams,
     "capture_method": str,
+    "eta_receipt": bool,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -652,7 +665,7 @@ class IntentRefund(Model):
 @register
 @dataclass(eq=False)
 class Invoice(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False), 'notes': ('InvoiceNote', True), 'gib': ('InvoiceGib', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'items': ('InvoiceItem', True), 'zatca': ('InvoiceZatca', False), 'notes': ('InvoiceNote', True), 'gib': ('InvoiceGib', False), 'eta': ('InvoiceEta', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     number: Optional[str] = None
@@ -679,6 +692,30 @@ class Invoice(Model):
     created_at: Optional[str] = None
     notes: Optional[List[InvoiceNote]] = None
     gib: Optional[InvoiceGib] = None
+    eta: Optional[InvoiceEta] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceEta(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'errors': ('InvoiceEtaError', True)}
+    document_id: Optional[str] = None
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    long_id: Optional[str] = None
+    submission_id: Optional[str] = None
+    internal_id: Optional[str] = None
+    status: Optional[str] = None
+    errors: Optional[List[InvoiceEtaError]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceEtaError(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    path: Optional[str] = None
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -708,12 +745,15 @@ class InvoiceItem(Model):
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
+    item_code: Optional[str] = None
+    item_type: Optional[str] = None
+    unit_type: Optional[str] = None
 
 
 @register
 @dataclass(eq=False)
 class InvoiceNote(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'zatca': ('InvoiceNoteZatca', False), 'gib': ('InvoiceNoteGib', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'zatca': ('InvoiceNoteZatca', False), 'gib': ('InvoiceNoteGib', False), 'eta': ('InvoiceNoteEta', False)}
     id: Optional[str] = None
     kind: Optional[str] = None
     number: Optional[str] = None
@@ -723,7 +763,30 @@ class InvoiceNote(Model):
     created_at: Optional[str] = None
     zatca: Optional[InvoiceNoteZatca] = None
     gib: Optional[InvoiceNoteGib] = None
-    eta: Optional[Dict[str, Any]] = None
+    eta: Optional[InvoiceNoteEta] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteEta(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'errors': ('InvoiceNoteEtaError', True)}
+    document_id: Optional[str] = None
+    type: Optional[str] = None
+    uuid: Optional[str] = None
+    long_id: Optional[str] = None
+    submission_id: Optional[str] = None
+    internal_id: Optional[str] = None
+    status: Optional[str] = None
+    errors: Optional[List[InvoiceNoteEtaError]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceNoteEtaError(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    path: Optional[str] = None
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -823,7 +886,7 @@ class NextAction(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'gib': ('PaymentGib', False), 'installments': ('Installments', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'gib': ('PaymentGib', False), 'eta_receipt': ('PaymentEtaReceipt', False), 'installments': ('Installments', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -847,6 +910,7 @@ class Payment(Model):
     receipt: Optional[Receipt] = None
     invoice_id: Optional[str] = None
     gib: Optional[PaymentGib] = None
+    eta_receipt: Optional[PaymentEtaReceipt] = None
     installments: Optional[Installments] = None
 
 
@@ -879,6 +943,32 @@ class PaymentDispute(Model):
 
 @register
 @dataclass(eq=False)
+class PaymentEtaReceipt(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'returns': ('PaymentEtaReceiptReturn', True)}
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    document_id: Optional[str] = None
+    amount: Optional[int] = None
+    reason: Optional[str] = None
+    returns: Optional[List[PaymentEtaReceiptReturn]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentEtaReceiptReturn(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    document_id: Optional[str] = None
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    amount: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
 class PaymentGib(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('PaymentGibMessage', True)}
     type: Optional[str] = None
@@ -900,7 +990,7 @@ class PaymentGibMessage(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -943,7 +1033,34 @@ class PaymentIntent(Model):
     capture_method: Optional[str] = None
     amount_capturable: Optional[int] = None
     bnpl: Optional[BnplDetails] = None
+    eta_receipt: Optional[PaymentIntentEtaReceipt] = None
     refund: Optional[IntentRefund] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentEtaReceipt(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'returns': ('PaymentIntentEtaReceiptReturn', True)}
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    document_id: Optional[str] = None
+    amount: Optional[int] = None
+    reason: Optional[str] = None
+    returns: Optional[List[PaymentIntentEtaReceiptReturn]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentEtaReceiptReturn(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    document_id: Optional[str] = None
+    uuid: Optional[str] = None
+    number: Optional[str] = None
+    status: Optional[str] = None
+    qr_url: Optional[str] = None
+    amount: Optional[int] = None
 
 
 @register
@@ -2039,6 +2156,97 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "InvoiceEta": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "eta"
+            ]
+        ]
+    ],
+    "InvoiceEtaError": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "eta",
+                "errors"
+            ]
+        ]
+    ],
     "InvoiceGib": [
         [
             "POST",
@@ -2231,6 +2439,107 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "200",
             [
                 "notes"
+            ]
+        ]
+    ],
+    "InvoiceNoteEta": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "eta"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "eta"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "eta"
+            ]
+        ]
+    ],
+    "InvoiceNoteEtaError": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "notes",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "notes",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "notes",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "notes",
+                "eta",
+                "errors"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "notes",
+                "eta",
+                "errors"
             ]
         ]
     ],
@@ -2699,6 +3008,63 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             ]
         ]
     ],
+    "PaymentEtaReceipt": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "eta_receipt"
+            ]
+        ]
+    ],
+    "PaymentEtaReceiptReturn": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "eta_receipt",
+                "returns"
+            ]
+        ]
+    ],
     "PaymentGib": [
         [
             "POST",
@@ -2852,6 +3218,131 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/intent",
             "request",
             []
+        ]
+    ],
+    "PaymentIntentEtaReceipt": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "eta_receipt"
+            ]
+        ]
+    ],
+    "PaymentIntentEtaReceiptReturn": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "eta_receipt",
+                "returns"
+            ]
         ]
     ],
     "PaymentIntentListParams": [
