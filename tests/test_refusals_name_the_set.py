@@ -107,7 +107,8 @@ async def test_intent_create_names_currencies_methods_networks_and_countries(cli
     bad = await create(client, merchant.sk, expect=400, currency="SAR", payment_method="knet")
     assert (bad["error"]["param"], bad["error"]["code"], bad["error"]["message"]) == \
         ("payment_method", "payment_method_unavailable",
-         "payment_method must be one of card, crypto, cod, qr, tap_to_pay, mada, stcpay for SAR")
+         "payment_method must be one of card, crypto, cod, qr, tap_to_pay, mada, stcpay, apple_pay, google_pay, "
+         "bnpl_split4, bnpl_split3 for SAR")
     bad = await create(client, merchant.sk, expect=400, payment_method="crypto", crypto_asset="BTC",
                        crypto_network="trc20")
     assert (bad["error"]["param"], bad["error"]["message"]) == ("crypto_network",
@@ -126,7 +127,7 @@ async def test_intent_create_names_currencies_methods_networks_and_countries(cli
 @pytest.mark.parametrize("path,param,message", [
     ("/v1/payments?status=done", "status",
      "status must be one of requires_payment_method, requires_confirmation, requires_action, processing, "
-     "succeeded, failed, canceled, refunded"),
+     "succeeded, failed, canceled, refunded, requires_capture"),
     ("/v1/payments?currency=usd", "currency", f"currency must be one of {CURRENCIES}"),
     ("/api/payments/list?status=paid", "status",
      "status must be one of authorized, succeeded, captured, voided, refunded, failed, disputed"),
