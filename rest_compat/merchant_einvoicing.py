@@ -23,11 +23,12 @@ async def zatca_get(call: Call) -> dict:
 
 
 async def _note(call: Call, kind: str) -> dict:
+    data = await call.body()            # the body is read (and refused) before anything is looked up
     if await eta_documents.is_eta(principal=call.principal, invoice_id=call.params["id"]):
         return eta_documents.note_object(await eta_documents.issue_note(
-            principal=call.principal, invoice_id=call.params["id"], kind=kind, data=await call.body()))
+            principal=call.principal, invoice_id=call.params["id"], kind=kind, data=data))
     return documents.note_object(await documents.issue_note(principal=call.principal, invoice_id=call.params["id"],
-                                                            kind=kind, data=await call.body()))
+                                                            kind=kind, data=data))
 
 
 async def invoices_credit_note(call: Call) -> dict:

@@ -24,7 +24,9 @@ NAMES = {  # the choices of a link, in order, by language
     "SAR": {"ar": ["بطاقة · مدى", "STC Pay"], "en": ["Card · mada", "STC Pay"], "tr": ["Kart · mada", "STC Pay"]},
 }
 TYPES = {"KWD": ["knet", "card"], "BHD": ["benefit", "card"], "EGP": ["fawry", "card"], "SAR": ["card", "stcpay"]}
-AMOUNTS = {"KWD": 12_500, "BHD": 5_000, "EGP": 50_000, "SAR": 10_000}
+# Below the BNPL methods' minimums (5 KWD/BHD, 50 SAR, 500 EGP), so a link offers the local method and
+# the card; test_bnpl_methods_follow_the_others_within_their_limits adds the BNPL choices.
+AMOUNTS = {"KWD": 4_500, "BHD": 4_000, "EGP": 40_000, "SAR": 4_000}
 
 _T = {"ar": "وضع الاختبار: لا تنتقل أموال حقيقية.", "en": "Test mode: no real money moves.",
       "tr": "Test modu: gerçek para hareket etmez."}
@@ -64,18 +66,18 @@ def notice(method: str, lang: str, currency: str = "TRY") -> str:
 def choices(html: str) -> list[tuple[str, str, bool]]:
     """(type, name, chosen) of each choice, in the page's order."""
     return [(t, unescape(name), bool(cur)) for t, cur, name in re.findall(
-        r'<a href="\?method=[a-z_]+[^"]*" id="method-[a-z_]+" class="method-choice" data-method="([a-z_]+)"'
+        r'<a href="\?method=[a-z0-9_]+[^"]*" id="method-[a-z0-9_]+" class="method-choice" data-method="([a-z0-9_]+)"'
         r'( aria-current="true")?>([^<]+)</a>', html)]
 
 
 def shown_panels(html: str) -> list[str]:
-    return re.findall(r'<section class="method-panel" data-method="([a-z_]+)" data-testid="panel-[a-z_]+">', html)
+    return re.findall(r'<section class="method-panel" data-method="([a-z0-9_]+)" data-testid="panel-[a-z0-9_]+">', html)
 
 
 def shown_notices(html: str) -> list[str]:
     """The visible test-mode notices, as text (their values are isolated left-to-right: <bdi>)."""
     return [unescape(re.sub(r'</?bdi[^>]*>', "", n)) for n in re.findall(
-        r'<p class="test-mode" data-method="[a-z_]+" data-testid="test-mode-[a-z_]+">(.*?)</p>', html)]
+        r'<p class="test-mode" data-method="[a-z0-9_]+" data-testid="test-mode-[a-z0-9_]+">(.*?)</p>', html)]
 
 
 @pytest.mark.parametrize("currency", ["KWD", "BHD", "EGP", "SAR"])
@@ -165,7 +167,7 @@ async def test_a_method_registered_for_the_checkout_is_offered_without_a_templat
                    MethodFee(300), checkout=True, sandbox={"approved_phone": "+96550000001", "pin": "0000"})
     methods.METHODS["paylater"] = later
     try:
-        link = await make_link(client, merchant.sk, amount=12_500, currency="KWD")
+        link = await make_link(client, merchant.sk, amount=4_500, currency="KWD")      # below BNPL's minimum
         _, html, _ = await open_page(client, link["url"] + "?locale=en&method=paylater")
         assert choices(html) == [("knet", "KNET", False), ("card", "Card", False), ("paylater", "Pay Later", True)]
         assert shown_panels(html) == ["paylater"]
@@ -185,3 +187,18 @@ async def test_a_method_registered_for_the_checkout_is_offered_without_a_templat
         del methods.METHODS["paylater"]
     _, html, _ = await open_page(client, link["url"] + "?locale=en")
     assert [c[0] for c in choices(html)] == ["knet", "card"]
+
+
+@pytest.mark.parametrize("currency, amount, bnpl", [("KWD", 12_500, [("bnpl_split4", "Pay in 4")]),
+                                                    ("EGP", 50_000, [("bnpl_split3", "Pay in 3 months")]),
+                                                    ("SAR", 10_000, [("bnpl_split4", "Pay in 4"),
+                                                                     ("bnpl_split3", "Pay in 3 months")])])
+async def test_bnpl_methods_follow_the_others_within_their_limits(client, merchant, currency, amount, bnpl):
+    link = await make_link(client, merchant.sk, amount=amount, currency=currency)
+    status, html, _ = await open_page(client, link["url"] + "?locale=en")
+    assert status == 200
+    first, second = TYPES[currency]
+    assert [(t, name) for t, name, _ in choices(html)] == \
+        [(first, NAMES[currency]["en"][0]), (second, NAMES[currency]["en"][1]), *bnpl]
+    status, html, _ = await open_page(client, link["url"] + f"?method={bnpl[0][0]}&locale=en")
+    assert status == 200 and shown_panels(html) == [bnpl[0][0]]
