@@ -121,6 +121,7 @@ class Backend:
                                  rate_limit_scale=settings.rate_limit_scale, zatca_url=settings.zatca_url,
                                  apple_pay_test_roots=settings.apple_pay_test_roots,
                                  google_pay_test_root_keys=settings.google_pay_test_root_keys,
+                                 google_pay_root_keys=settings.google_pay_root_keys,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url, pool_size=settings.redis_pool_size,
                           pool_timeout=settings.pool_timeout),

@@ -37,6 +37,7 @@ class Settings:
     # Wallets (services.payments.wallets), test mode only: roots a token may also chain to.
     apple_pay_test_roots: str = ""     # QAFILA_APPLE_PAY_TEST_ROOTS: a PEM file of extra Apple Pay roots
     google_pay_test_root_keys: str = ""   # QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS: a JSON key list (Google's format)
+    google_pay_root_keys: str = ""     # QAFILA_GOOGLE_PAY_ROOT_KEYS: Google's production key list (live mode)
     # Capacity and slow-client limits (see `capacity_settings`).
     redis_pool_size: int = 50              # QAFILA_REDIS_POOL_SIZE: Redis connections per process
     db_pool_size: int = 20                 # QAFILA_DB_POOL_SIZE: PostgreSQL connections per process
@@ -224,7 +225,16 @@ def load_settings(environ: dict[str, str] | None = None, *, host: str | None = N
                     messaging=messaging_settings(e, env), **capacity_settings(e),
                     zatca_url=_url("QAFILA_ZATCA_URL", z, ("http", "https")) if (z := e.get("QAFILA_ZATCA_URL", "").strip()) else "",
                     apple_pay_test_roots=_test_file(e, env, "QAFILA_APPLE_PAY_TEST_ROOTS"),
-                    google_pay_test_root_keys=_test_file(e, env, "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"))
+                    google_pay_test_root_keys=_test_file(e, env, "QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS"),
+                    google_pay_root_keys=_file(e, "QAFILA_GOOGLE_PAY_ROOT_KEYS"))
+
+
+def _file(e: dict[str, str], name: str) -> str:
+    """The path of a readable file, or "" when the variable is not set."""
+    value = e.get(name, "").strip()
+    if value and not Path(value).is_file():
+        raise SettingsError(f"{name}={value!r} is not valid: expected the path of a readable file")
+    return value
 
 
 def _test_file(e: dict[str, str], env: str, name: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from dataclasses import replace
 from datetime import timedelta
 
@@ -447,10 +448,33 @@ async def test_google_pay_test_root_keys_are_never_read_in_live_mode(client, mer
     _, live = await issue_key(merchant_id=merchant.id, kind="secret", livemode=True, name="live")
     pub = await _google_key(client, live)
     token = GOOGLE.token(pub, gateway_merchant_id=merchant.id, now=clock.now())
+    # No production key list configured: live Google Pay says so, and charges nothing.
     status, body = await _pay_api(client, live, "google_pay", token, amount=5_000, currency="SAR")
-    assert status == 400 and body["error"]["code"] == "wallet_token_invalid"
-    assert body["error"]["detail"] == ("The wallet token is invalid: the intermediate signing key is not signed by "
-                                       "a Google root signing key")
+    assert status == 400 and body["error"]["code"] == "wallet_not_configured", body
+    assert "QAFILA_GOOGLE_PAY_ROOT_KEYS" in body["error"]["detail"]
+    assert await Payment.filter(merchant_id=merchant.id).count() == 0
+
+
+async def test_live_mode_reads_googles_production_key_list_only(aiohttp_client, settings, clock, tmp_path):
+    """Live mode verifies against the production list of QAFILA_GOOGLE_PAY_ROOT_KEYS, never the
+    TEST environment's key nor the test roots: a list that names the test root lets the test's
+    token pay in live mode, Google's TEST list does not."""
+    from app.server import create_app
+    from services.identity.merchants import create_merchant
+    from services.payments.wallets import google_pay
+
+    for roots, expect in ((GOOGLE.root_keys_json(), 200), (json.dumps(google_pay.TEST_ROOT_KEYS), 400)):
+        path = tmp_path / f"prod-{expect}.json"
+        path.write_text(roots)
+        client = await aiohttp_client(create_app(replace(settings, google_pay_root_keys=str(path)), clock=clock))
+        m = (await create_merchant(email=f"live-{expect}-{os.urandom(4).hex()}@example.com", name="Shop"))[0].id
+        _, live = await issue_key(merchant_id=m, kind="secret", livemode=True, name="live")
+        pub = await _google_key(client, live)
+        token = GOOGLE.token(pub, gateway_merchant_id=m, now=clock.now())
+        status, body = await _pay_api(client, live, "google_pay", token, amount=5_000, currency="SAR")
+        assert status == expect, body
+        if expect == 400:
+            assert body["error"]["code"] == "wallet_token_invalid"
 
 
 async def test_no_device_number_or_cryptogram_in_the_logs(client, merchant, clock, caplog):

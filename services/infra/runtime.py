@@ -38,6 +38,7 @@ class ServiceConfig:
     # read in test mode only (services.payments.wallets.service).
     apple_pay_test_roots: str = ""
     google_pay_test_root_keys: str = ""
+    google_pay_root_keys: str = ""          # QAFILA_GOOGLE_PAY_ROOT_KEYS: Google's production key list (live)
 
     @property
     def production(self) -> bool:

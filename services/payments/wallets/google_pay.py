@@ -41,10 +41,13 @@ SENDER = "Google"
 GATEWAY_ID = "qafila"
 RECIPIENT = f"gateway:{GATEWAY_ID}"
 
-# Google's production root signing key for ECv2 (keys.json of payments.developers.google.com,
-# `paymentmethodtoken/keys.json`), in Google's key-list format.
-ROOT_KEYS: dict = {"keys": [{
-    "keyValue": "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE/1+3HBVSbdv+j7NaArdgMyoSAM43yRydzqdg1TxodSzA96Dj4Mc1EiKroxxunavVIvdxGnJeFViTzFvzFRxyCw==",
+# Google's root signing key of its TEST environment for ECv2 (`paymentmethodtoken/test/keys.json`
+# of payments.developers.google.com), in Google's key-list format: the tokens a merchant's checkout
+# gets from Google Pay in its TEST environment chain to it, so test mode verifies them. Live mode
+# reads Google's production key list from the file named by QAFILA_GOOGLE_PAY_ROOT_KEYS (Google
+# rotates it; a gateway keeps its copy current), and never this one.
+TEST_ROOT_KEYS: dict = {"keys": [{
+    "keyValue": "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEGnJ7Yo1sX9b4kr4Aa5uq58JRQfzD8bIJXw7WXaap/hVE+PnFxvjx4nVxt79SdRuUVeu++HZD0cGAv4IOznc96w==",
     "protocolVersion": "ECv2", "keyExpiration": "2154841200000"}]}
 
 

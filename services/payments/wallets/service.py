@@ -241,10 +241,18 @@ def _apple_roots(livemode: bool) -> list:
 
 
 def _google_roots(livemode: bool) -> list:
-    roots = google_pay.load_root_keys(google_pay.ROOT_KEYS)
-    path = runtime().config.google_pay_test_root_keys
-    if not livemode and path:          # live mode never reads it
-        with open(path, "rb") as fh:
+    """Live: Google's production key list (QAFILA_GOOGLE_PAY_ROOT_KEYS); test: Google's TEST
+    environment key, and the test roots of QAFILA_GOOGLE_PAY_TEST_ROOT_KEYS."""
+    cfg = runtime().config
+    if livemode:
+        if not cfg.google_pay_root_keys:
+            raise NotConfigured("Google Pay's production root signing keys are not configured: set "
+                                "QAFILA_GOOGLE_PAY_ROOT_KEYS to a copy of Google's paymentmethodtoken/keys.json")
+        with open(cfg.google_pay_root_keys, "rb") as fh:
+            return google_pay.load_root_keys(fh.read())
+    roots = google_pay.load_root_keys(google_pay.TEST_ROOT_KEYS)
+    if cfg.google_pay_test_root_keys:          # live mode never reads it
+        with open(cfg.google_pay_test_root_keys, "rb") as fh:
             roots += google_pay.load_root_keys(fh.read())
     return roots
 
