@@ -13,6 +13,7 @@ from models.events import Event
 from services.einvoicing.gib import signing
 from tests.billing_fixtures import advance, call
 from tests.conftest import gql
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import (REGISTERED, UNREGISTERED, buyer, gib_errors, mark_paid, setup, try_invoice, vkn,
                                 x, xml_of)
 

@@ -12,6 +12,7 @@ from models.payments import Payment
 from services.einvoicing.gib import payments as gib_payments, ubl
 from tests.billing_fixtures import call
 from tests.conftest import gql
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import buyer, gib_errors, setup, x, xml_of
 from tests.payments_fixtures import APPROVED, card
 

@@ -7,6 +7,7 @@ import json
 from models.einvoicing import EinvoiceDocument
 from services.einvoicing.gib import documents
 from models.billing import Invoice
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import REGISTERED, buyer, mark_paid, setup, try_invoice, vkn
 from tests.test_billing_invoices import pdf_text
 from tests.test_billing_pdf import qr_image, qr_matches

@@ -7,6 +7,7 @@ from models.einvoicing import EinvoiceDocument
 from services.einvoicing.gib import signing
 from tests.billing_fixtures import call, customer
 from tests.conftest import gql
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import REGISTERED, buyer, gib_errors, mark_paid, setup, try_invoice, vkn, x, xml_of
 
 

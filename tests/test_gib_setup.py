@@ -12,6 +12,7 @@ from services.errors import ValidationError
 from services.infra.runtime import runtime
 from tests.billing_fixtures import call
 from tests.conftest import gql
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import SETUP, setup
 
 

@@ -49,11 +49,11 @@ def settings(base_settings, wallet_roots):
                    google_pay_test_root_keys=str(wallet_roots / "google.json"))
 
 
-async def _apple_cert(client, key: str, identifier: str = MERCHANT_IDENTIFIER) -> str:
+async def _apple_cert(client, key: str, identifier: str = MERCHANT_IDENTIFIER, **window) -> str:
     r = await client.post("/api/wallets/apple-pay/csr", headers=bearer(key))
     assert r.status == 201, await r.text()
     csr = (await r.json())["csr"]
-    pem = APPLE.issue(csr, identifier)
+    pem = APPLE.issue(csr, identifier, **window)
     r = await client.put("/api/wallets/apple-pay/certificate", json={"certificate": pem}, headers=bearer(key))
     assert r.status == 200, await r.text()
     return pem
@@ -102,7 +102,8 @@ async def test_apple_pay_csr_certificate_and_list(client, merchant, clock):
     assert body["status"] == "active" and body["merchant_identifier"] == MERCHANT_IDENTIFIER
     assert body["merchant_identifier_hash"] == hashlib.sha256(MERCHANT_IDENTIFIER.encode()).hexdigest()
     assert body["public_key_hash"] == made["public_key_hash"] and "csr" not in body
-    assert body["expires_at"] == "2027-04-06T00:00:00.000Z"     # the certificate's notAfter
+    notafter = x509.load_pem_x509_certificate(pem.encode()).not_valid_after_utc
+    assert body["expires_at"] == notafter.strftime("%Y-%m-%dT%H:%M:%S.000Z")     # the certificate's notAfter
     # A second key while the first is rotated: both listed, newest first; no private key anywhere.
     clock.advance(minutes=1)
     await _apple_cert(client, merchant.sk)
@@ -524,13 +525,12 @@ async def test_a_google_pay_key_that_does_not_open_is_replaced_not_a_500(client,
 
 
 async def test_an_expired_certificate_stops_decrypting_and_emv_tokens_pay(client, merchant, clock):
-    from datetime import datetime, timezone
-
-    pem = await _apple_cert(client, merchant.sk)
+    start = clock.now() - timedelta(days=1)
+    pem = await _apple_cert(client, merchant.sk, start=start, days=825)
     t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=4_500, currency="QAR", data_type="EMV", signed_at=clock.now())
     status, body = await _pay_api(client, merchant.sk, "apple_pay", t, amount=4_500, currency="QAR")
     assert status == 200 and body["payment_method"]["wallet"]["auth_method"] == "EMV"
-    clock.set(datetime(2027, 4, 6, 0, 0, 1, tzinfo=timezone.utc))          # just past the certificate's notAfter
+    clock.set(start + timedelta(days=825, seconds=1))                      # just past the certificate's notAfter
     r = await client.get("/api/wallets/apple-pay", headers=bearer(merchant.sk))
     assert [k["status"] for k in (await r.json())["data"]] == ["expired"]
     t = APPLE.token(pem, MERCHANT_IDENTIFIER, amount=4_500, currency="QAR", signed_at=clock.now())
@@ -540,7 +540,7 @@ async def test_an_expired_certificate_stops_decrypting_and_emv_tokens_pay(client
                                        "this token's publicKeyHash has expired")
     # An expired certificate cannot be uploaded.
     r = await client.post("/api/wallets/apple-pay/csr", headers=bearer(merchant.sk))
-    old = APPLE.issue((await r.json())["csr"], MERCHANT_IDENTIFIER)
+    old = APPLE.issue((await r.json())["csr"], MERCHANT_IDENTIFIER, start=start, days=825)
     r = await client.put("/api/wallets/apple-pay/certificate", json={"certificate": old}, headers=bearer(merchant.sk))
     body = await r.json()
     assert r.status == 400 and (body["error"]["code"], body["error"]["param"]) == ("certificate_expired", "certificate")

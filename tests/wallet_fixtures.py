@@ -67,9 +67,11 @@ class FakeApple:
     def roots_pem(self) -> bytes:
         return self.root.public_bytes(serialization.Encoding.PEM)
 
-    def issue(self, csr_pem: str, merchant_identifier: str, *, days: int = 825,
+    def issue(self, csr_pem: str, merchant_identifier: str, *, days: int = 20 * 365,
               start: datetime | None = None) -> str:
-        """The payment processing certificate for a merchant's CSR (PEM)."""
+        """The payment processing certificate for a merchant's CSR (PEM). By default valid from
+        2025 for 20 years: each test's clock starts on a day of its own, years after 2026 in a
+        full run; a test of expiry gives its own window."""
         csr = x509.load_pem_x509_csr(csr_pem.encode())
         hexhash = hashlib.sha256(merchant_identifier.encode()).hexdigest()
         ext_value = asn1_core.UTF8String(hexhash).dump()
