@@ -21,7 +21,9 @@ pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM
 
 def bnpl_link(page, url: str) -> dict:
     page.goto(url + "?locale=ar")
-    choice = 'li[data-method="bnpl_split4"] '
+    page.click("#method-bnpl_split4")                                # the method choice comes first
+    choice = '[data-testid="panel-bnpl_split4"] '
+    page.locator(choice).wait_for(state="visible")
     for name, value in (("bnpl_name", "سارة"), ("bnpl_email", "sara@example.com"), ("bnpl_phone", "+966500000001"),
                         ("bnpl_line1", "King Fahd Rd 12"), ("bnpl_city", "Riyadh"), ("bnpl_country", "SA"),
                         ("bnpl_postal_code", "12271")):
