@@ -95,6 +95,13 @@ async def test_a_registered_customer_gets_an_efatura_and_no_customer_the_final_c
     xml = await xml_of(client, merchant.sk, ib["id"])
     assert gib_errors(xml) == []
     assert x(xml, "cac:AccountingCustomerParty/cac:Party/cac:PartyIdentification/cbc:ID") == "11111111111"
+    # the e-Arşiv's report at Turkey's next midnight: the intent's gib follows its document
+    ran = await run_jobs(client, merchant.sk, clock, minutes=24 * 60)
+    assert "gib.report" in [r["kind"] for r in ran], ran
+    gb = await get(client, merchant.sk, b["id"])
+    assert gb["gib"]["status"] == "reported", gb
+    _, ib = await call(client, "GET", f"/api/invoices/{gb['invoice_id']}", merchant.sk)
+    assert ib["gib"] == gb["gib"]
 
 
 async def test_refused_and_dropped_requests(client, merchant, make_merchant, clock):
