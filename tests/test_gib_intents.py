@@ -137,3 +137,17 @@ async def test_refused_and_dropped_requests(client, merchant, make_merchant, clo
     got = await get(client, other.sk, q["id"])
     assert (got["invoice_id"], got["gib"]) == (None, None)
     await get(client, merchant.sk, q["id"], expect=404)          # another merchant's intent
+
+
+async def test_the_wish_is_written_in_the_intents_own_insert(client, merchant, monkeypatch):
+    """No statement of its own on the create's path (PostgreSQL: the create is one write)."""
+    from tests.test_create_paths import _postgres, round_trips
+    await setup(client, merchant.sk)
+    cid = await buyer(client, merchant.sk)
+    await create(client, merchant.sk, currency="TRY")                 # the merchant's market is now known
+    with round_trips(monkeypatch) as sent:
+        i = await create(client, merchant.sk, currency="TRY", invoice=True, customer_id=cid)
+    if _postgres():
+        assert len(sent) == 1 and sent[0].startswith("WITH w0 AS (INSERT"), sent
+    assert await PaymentIntent.filter(id=i["id"], invoice_requested=True, customer_id=cid).count() == 1
+    assert await EinvoiceDocument.filter(merchant_id=merchant.id).count() == 0
