@@ -82,6 +82,11 @@ class PaymentIntent(Model):
     installments = fields.JSONField(null=True)    # as on a payment (services.payments.installments)
     eta_receipt = fields.JSONField(null=True)     # the ETA e-receipt, as on a payment (services.einvoicing.eta)
     installment_count = fields.SmallIntField(default=1, null=True)          # the count again, for analytics by count
+    # asked for an invoice (`invoice: true`, TRY): the scheduler's gib.intent_invoice makes it once the
+    # intent succeeded (services.einvoicing.gib.payments); `gib` is its e-document's block
+    invoice_requested = fields.BooleanField(default=False, null=True)      # null: an intent from before
+    invoice_id = fields.CharField(max_length=40, null=True)
+    gib = fields.JSONField(null=True)
 
     class Meta:
         table = "payment_intents"

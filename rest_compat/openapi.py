@@ -1760,3 +1760,12 @@ V1[("POST", "/payments/intent")].request["properties"]["eta_receipt"] = {
     "type": "boolean", "description": "ask for an ETA e-receipt (EGP only: true with another currency is a 400 "
                                       "naming eta_receipt; a merchant set up with receipts: all gets one for every "
                                       "EGP payment)"}
+# ---- /v1 intents: the Turkish e-invoice (services.einvoicing.gib.payments), as on /api payments.
+INTENT["properties"]["invoice_id"] = null({"type": "string", "description": "the invoice made for a TRY intent that "
+                                                                         "asked for one (invoice: true), once made"})
+INTENT["properties"]["gib"] = null(GIB_BLOCK)
+INTENT["required"] += ["invoice_id", "gib"]
+V1[("POST", "/payments/intent")].request["properties"]["invoice"] = {
+    "type": "boolean", "description": "a TRY intent asks for an invoice: once it succeeded the scheduler makes it and "
+                                      "its GİB e-document (another currency: a 400 naming invoice); the buyer is the "
+                                      "Qafila customer customer_id names, else the final consumer (e-Arşiv)"}

@@ -14,6 +14,7 @@ from schema.scalars import MinorAmount
 from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
+from schema.einvoicing import InvoiceGib, gib_of
 from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
@@ -135,6 +136,10 @@ class PaymentIntent(Node):
     bnpl: BnplDetails | None = strawberry.field(default=None, description="BNPL: method, schedule, provider reference")
     eta_receipt: PaymentEtaReceipt | None = strawberry.field(
         default=None, description="The Egyptian e-receipt (ETA) of an EGP payment, once asked or built")
+    invoice_id: str | None = strawberry.field(
+        default=None, description="The invoice made for a TRY intent that asked for one (invoice: true), once it "
+                                  "succeeded and the scheduler made it")
+    gib: InvoiceGib | None = strawberry.field(default=None, description="That invoice's GİB e-document")
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -177,7 +182,8 @@ class PaymentIntent(Node):
             payment_method_details=o.get("payment_method_details"),
             installments=Installments.of(o["installments"]), capture_method=o.get("capture_method"),
             amount_capturable=o.get("amount_capturable"), bnpl=BnplDetails.of(o.get("bnpl")),
-            eta_receipt=eta_receipt_of(o.get("eta_receipt")))
+            eta_receipt=eta_receipt_of(o.get("eta_receipt")),
+            invoice_id=o.get("invoice_id"), gib=gib_of(o.get("gib")))
 
 
 # node(id:) for "pay_": issue 3's payments may own the prefix; intents are tried after them.
@@ -242,6 +248,7 @@ class PaymentIntentCreateInput:
     shipping_address: ShippingAddressInput | None = strawberry.UNSET    # BNPL
     capture_method: str | None = strawberry.UNSET                # BNPL: manual (the only choice)
     eta_receipt: bool | None = strawberry.UNSET
+    invoice: bool | None = strawberry.UNSET                      # a TRY intent asks for a Turkish e-invoice
 
 
 @strawberry.input

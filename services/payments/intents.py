@@ -154,6 +154,7 @@ def intent_object(intent: PaymentIntent) -> dict[str, Any]:
         "split": intent.split or [],
         "installments": installments.as_object(intent.installments),
         "eta_receipt": intent.eta_receipt,
+        "invoice_id": intent.invoice_id, "gib": intent.gib,
     }
     if intent.crypto is not None:
         c = intent.crypto
@@ -366,7 +367,11 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     locale = f.enum("locale", pricing.LOCALES)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     eta_receipt = payments.check_eta_receipt(f, currency)
+    invoice = f.bool("invoice", default=False)
     f.reject_unknown()
+    if invoice and currency != "TRY":     # the buyer is decided by the job (services.einvoicing.gib.payments)
+        raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment intent asks for one",
+                              param="invoice")
     wallet_card = None
     if wallet_value is not None:      # read (verified, decrypted, checked) before anything is written
         wallet_card = await wallets.resolve_token(principal=principal, wallet=method, value=wallet_value,
@@ -408,6 +413,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
         split=[{"merchant_id": s.merchant_id, "amount": s.amount, "currency": s.currency} for s in splits] or None,
         installments={"count": count} if installments.asks(count) else None,    # asked for; terms at confirm
         eta_receipt={"uuid": None, "number": None, "status": "queued"} if eta_receipt else None,
+        invoice_requested=invoice,        # the wish, in the intent's own insert: the job makes the invoice
         created_at=now, expires_at=now + EXPIRY, method_details=extras.details, return_url=extras.return_url)
     if wallet_card is not None:       # used from now on, even if the write below fails: never twice
         await wallets.claim(principal=principal, wc=wallet_card, param=f"{method}.token")

@@ -590,6 +590,8 @@ export interface PaymentIntent {
   amount_capturable?: number;
   bnpl?: BnplDetails;
   eta_receipt?: PaymentIntentEtaReceipt | null;
+  invoice_id?: string | null;
+  gib?: PaymentIntentGib | null;
   refund?: IntentRefund;
 }
 
@@ -648,6 +650,7 @@ export interface PaymentIntentCreateParams {
   shipping_address?: ShippingAddressParams | null;
   capture_method?: "manual" | null;
   eta_receipt?: boolean | null;
+  invoice?: boolean | null;
 }
 
 export interface PaymentIntentEtaReceipt {
@@ -668,6 +671,20 @@ export interface PaymentIntentEtaReceiptReturn {
   status?: "invalid" | "queued" | "valid";
   qr_url?: string;
   amount?: number;
+}
+
+export interface PaymentIntentGib {
+  type?: "earsiv" | "efatura";
+  profile?: "EARSIVFATURA" | "TEMELFATURA" | "TICARIFATURA";
+  number?: string;
+  uuid?: string;
+  status?: "accepted" | "canceled" | "pending" | "rejected" | "reported" | "sent";
+  messages?: Array<PaymentIntentGibMessage>;
+}
+
+export interface PaymentIntentGibMessage {
+  code?: string;
+  message?: string;
 }
 
 export interface PaymentIntentListParams {

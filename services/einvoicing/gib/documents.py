@@ -26,6 +26,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
+from models.intents import PaymentIntent
 from models.payments import Customer, Payment
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
@@ -238,7 +239,8 @@ async def changed(doc: EinvoiceDocument) -> None:
         if current is None or current.id == doc.id:
             await _set_invoice(inv, doc)
             if doc.payment_id:          # the payment that asked for this invoice shows it too
-                await Payment.filter(id=doc.payment_id, invoice_id=inv.id).update(gib=gib_of(doc))
+                if not await Payment.filter(id=doc.payment_id, invoice_id=inv.id).update(gib=gib_of(doc)):
+                    await PaymentIntent.filter(id=doc.payment_id, invoice_id=inv.id).update(gib=gib_of(doc))
     else:
         await core.record_note(doc.invoice_id, note_entry(doc))
 

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'refund' => [IntentRefund::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'gib' => [PaymentIntentGib::class, false], 'refund' => [IntentRefund::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -97,6 +97,10 @@ final class PaymentIntent extends Resource
     public ?BnplDetails $bnpl = null;
     /** @var PaymentIntentEtaReceipt|null */
     public ?PaymentIntentEtaReceipt $eta_receipt = null;
+    /** @var string|null */
+    public ?string $invoice_id = null;
+    /** @var PaymentIntentGib|null */
+    public ?PaymentIntentGib $gib = null;
     /** @var IntentRefund|null */
     public ?IntentRefund $refund = null;
 }

@@ -84,6 +84,8 @@ __all__ = [
     "PaymentIntentCreateParams",
     "PaymentIntentEtaReceipt",
     "PaymentIntentEtaReceiptReturn",
+    "PaymentIntentGib",
+    "PaymentIntentGibMessage",
     "PaymentIntentListParams",
     "PaymentIntentReceipt",
     "PaymentIntentRefundParams",
@@ -346,6 +348,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "shipping_address": ShippingAddressParams,
     "capture_method": str,
     "eta_receipt": bool,
+    "invoice": bool,
 }, total=False)
 
 PaymentIntentListParams = TypedDict("PaymentIntentListParams", {
@@ -990,7 +993,7 @@ class PaymentGibMessage(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'gib': ('PaymentIntentGib', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -1034,6 +1037,8 @@ class PaymentIntent(Model):
     amount_capturable: Optional[int] = None
     bnpl: Optional[BnplDetails] = None
     eta_receipt: Optional[PaymentIntentEtaReceipt] = None
+    invoice_id: Optional[str] = None
+    gib: Optional[PaymentIntentGib] = None
     refund: Optional[IntentRefund] = None
 
 
@@ -1061,6 +1066,26 @@ class PaymentIntentEtaReceiptReturn(Model):
     status: Optional[str] = None
     qr_url: Optional[str] = None
     amount: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentGib(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'messages': ('PaymentIntentGibMessage', True)}
+    type: Optional[str] = None
+    profile: Optional[str] = None
+    number: Optional[str] = None
+    uuid: Optional[str] = None
+    status: Optional[str] = None
+    messages: Optional[List[PaymentIntentGibMessage]] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentGibMessage(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    code: Optional[str] = None
+    message: Optional[str] = None
 
 
 @register
@@ -3342,6 +3367,131 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             [
                 "eta_receipt",
                 "returns"
+            ]
+        ]
+    ],
+    "PaymentIntentGib": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "gib"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "gib"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "gib"
+            ]
+        ]
+    ],
+    "PaymentIntentGibMessage": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "gib",
+                "messages"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "gib",
+                "messages"
             ]
         ]
     ],
