@@ -812,7 +812,8 @@ ETA_UNIT = shape({
     "object": const("eta_unit"), "id": null(STR), "status": enum(("not_set_up", "active")), "livemode": BOOL,
     "rin": null(STR), "name": null(STR), "branch": null(shape({"id": STR, "address": ETA_ADDRESS})),
     "activity_code": null(STR), "pos": null(shape({"serial": STR, "os_version": STR})),
-    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "certificate_serial": null(STR),
+    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "base_url": null(STR),
+    "certificate_serial": null(STR),
     "certificate_expires_at": null(TS), "certificate_self_signed": null(BOOL), "documents_issued": INT,
     "receipts_issued": INT, "created_at": null(TS), "updated_at": null(TS)})
 ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("credit_note", "debit_note")),
@@ -865,7 +866,9 @@ MERCHANT.update({
                         "pos": body({"serial": text(100, 1), "os_version": text(100, 1)},
                                     required=("serial", "os_version")),
                         "receipts": enum(("all", "on_request")),
-                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$")},
+                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
+                        "base_url": text(500, 1, description="ETA's API at another base (preprod, a sandbox): "
+                                                             "https:// (http:// too in test mode)")},
                        required=("rin", "name", "branch", "activity_code", "client_id", "client_secret")),
         description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
                     "certificate and private_key, a self-signed certificate is made. Again: new credentials or "

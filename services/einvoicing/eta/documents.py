@@ -276,7 +276,8 @@ async def finalise(inv: Invoice, require_cleared: bool) -> None:
 async def _client(unit: EinvoiceUnit) -> api.Client:
     secrets = units.secrets_of(unit)
     return api.Client(merchant_id=unit.merchant_id, livemode=unit.livemode, client_id=secrets["client_id"],
-                      client_secret=secrets["client_secret"], pos=unit.settings.get("pos"))
+                      client_secret=secrets["client_secret"], pos=unit.settings.get("pos"),
+                      base_url=unit.settings.get("base_url"))
 
 
 async def send(doc: EinvoiceDocument, unit: EinvoiceUnit, when: datetime) -> core.Outcome:
