@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-
 from urllib.parse import quote, urlencode
 
 from services.einvoicing import core
