@@ -8,6 +8,7 @@ from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from services.einvoicing.eta import signing
 from services.identity import auth
 from tests.billing_fixtures import call
+from tests.conftest import gql as _gql
 from tests.eta_fixtures import SETUP, egp_invoice, mark_paid, rin_customer, setup
 
 
@@ -46,6 +47,8 @@ async def test_a_test_unit_with_a_base_url_speaks_http_to_it(client, merchant):
     await _valid_then_cancelled(client, merchant.sk)
     row = await EinvoiceUnit.get(merchant_id=merchant.id, authority="eta")
     assert row.settings["base_url"] == base
+    status, out = await _gql(client, "{ etaUnit { baseUrl rin } }", key=merchant.sk)
+    assert status == 200 and out["data"]["etaUnit"] == {"baseUrl": base, "rin": SETUP["rin"]}, out
 
 
 async def test_a_live_unit_polls_and_cancels_over_http(client, merchant):
