@@ -26,3 +26,19 @@ class AiohttpSender:
                     return HttpResult(status=resp.status, body=body)
         except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
             return HttpResult(status=0, error=type(exc).__name__)
+
+    async def request(self, method: str, url: str, *, data: bytes | None = None, content_type: str | None = None,
+                      headers: dict[str, str] | None = None, timeout: float = 10.0) -> HttpResult:
+        """Any method, the body already encoded (bytes and its content type) or none (GET)."""
+        sent = {**({"Content-Type": content_type} if content_type else {}), **(headers or {})}
+        try:
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session:
+                async with session.request(method.upper(), url, data=data, headers=sent) as resp:
+                    raw = await resp.read()
+                    try:
+                        body = orjson.loads(raw) if raw else None
+                    except orjson.JSONDecodeError:
+                        body = raw[:2000].decode("utf-8", "replace")
+                    return HttpResult(status=resp.status, body=body)
+        except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+            return HttpResult(status=0, error=type(exc).__name__)

@@ -585,6 +585,7 @@ MERCHANT: dict[tuple[str, str], Op] = {
 }
 
 from services.billing import subscriptions as _subscriptions  # noqa: E402
+from services.einvoicing.eta import taxes as _eta_taxes  # noqa: E402
 
 # ---- merchant /api: billing (rest_compat/merchant_billing.py). The enumerations are those of
 # services/billing (subscriptions.STATUSES, dates.INTERVALS, invoices.STATUSES/CHANNELS/LOCALES).
@@ -597,9 +598,10 @@ SUBSCRIPTION = shape({
     "amount": INT, "currency": CURRENCY, "interval": INTERVAL, "interval_count": INT, "next_billing": null(DATE),
     "current_period_start": null(TS), "current_period_end": null(TS), "latest_invoice": null(STR),
     "metadata": METADATA_OUT, "livemode": BOOL, "created_at": TS, "paused_at": null(TS), "cancelled_at": null(TS)})
+ITEM_TAX_OUT = shape({"type": STR, "subtype": STR, "rate": STR, "amount": INT}, optional=("rate", "amount"))
 INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT, "item_code": STR,
-                      "item_type": enum(("EGS", "GS1")), "unit_type": STR},
-                     optional=("item_code", "item_type", "unit_type"))
+                      "item_type": enum(("EGS", "GS1")), "unit_type": STR, "taxes": arr(ITEM_TAX_OUT)},
+                     optional=("item_code", "item_type", "unit_type", "taxes"))
 INVOICE = shape({
     "id": STR, "object": const("invoice"), "number": STR, "status": INVOICE_STATUS, "customer_id": STR,
     "subscription_id": null(STR), "currency": CURRENCY, "items": arr(INVOICE_ITEM), "subtotal": INT,
@@ -618,6 +620,15 @@ CLOCK = shape({"object": const("test_clock"), "now": TS, "livemode": BOOL, "offs
 TAX_RATE = {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
                       {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}],
             "description": "a percentage, at most 2 decimals (services.billing.invoices.parse_tax_rate)"}
+# an item's ETA taxes (services.einvoicing.eta.taxes.parse): EGP invoices only (else a 400 on items[n].taxes)
+ITEM_TAXES = arr(body({"type": enum(_eta_taxes.TYPES),
+                       "subtype": enum(sorted({s for subs in _eta_taxes.SUBTYPES.values() for s in subs})),
+                       "rate": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 100, "multipleOf": 0.01},
+                                          {"type": "string", "pattern": r"^\s*(100(\.0{1,2})?|[0-9]{1,2}(\.[0-9]{1,2})?)\s*$"}]},
+                       "amount": {"type": "integer", "minimum": 0}}, required=("type", "subtype")),
+                 maxItems=_eta_taxes.MAX_TAXES,
+                 description="ETA's taxes beside VAT (T2 table tax, T3 fixed table tax, T4 withholding, T5-T20 fees): "
+                             "each with its subtype and a rate or a fixed amount (minor units); EGP invoices only")
 ITEM_LIMITS = [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},    # a line's amount
                 "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
                for cur, lim in money.LIMITS.items()]
@@ -643,7 +654,8 @@ MERCHANT.update({
                                           "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
                                           "item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
                                           "item_type": enum(("EGS", "GS1")),
-                                          "unit_type": text(10, 1, pattern=r"^\s*[A-Za-z0-9]+\s*$")},
+                                          "unit_type": text(10, 1, pattern=r"^\s*[A-Za-z0-9]+\s*$"),
+                                          "taxes": ITEM_TAXES},
                                          required=("name", "amount")), minItems=1, maxItems=100),
                        "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
                       required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
@@ -800,7 +812,8 @@ ETA_UNIT = shape({
     "object": const("eta_unit"), "id": null(STR), "status": enum(("not_set_up", "active")), "livemode": BOOL,
     "rin": null(STR), "name": null(STR), "branch": null(shape({"id": STR, "address": ETA_ADDRESS})),
     "activity_code": null(STR), "pos": null(shape({"serial": STR, "os_version": STR})),
-    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "certificate_serial": null(STR),
+    "receipts": null(enum(("all", "on_request"))), "default_item_code": null(STR), "base_url": null(STR),
+    "certificate_serial": null(STR),
     "certificate_expires_at": null(TS), "certificate_self_signed": null(BOOL), "documents_issued": INT,
     "receipts_issued": INT, "created_at": null(TS), "updated_at": null(TS)})
 ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("credit_note", "debit_note")),
@@ -853,7 +866,9 @@ MERCHANT.update({
                         "pos": body({"serial": text(100, 1), "os_version": text(100, 1)},
                                     required=("serial", "os_version")),
                         "receipts": enum(("all", "on_request")),
-                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$")},
+                        "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
+                        "base_url": text(500, 1, description="ETA's API at another base (preprod, a sandbox): "
+                                                             "https:// (http:// too in test mode)")},
                        required=("rin", "name", "branch", "activity_code", "client_id", "client_secret")),
         description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
                     "certificate and private_key, a self-signed certificate is made. Again: new credentials or "

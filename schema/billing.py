@@ -35,6 +35,14 @@ async def _invoices_by_id(info: Info[Context, None]):
 # ---------------------------------------------------------------- types
 
 @strawberry.type
+class InvoiceItemTax:
+    type: str
+    subtype: str
+    rate: str | None = strawberry.field(default=None, description="A percentage (decimal text)")
+    amount: MinorAmount | None = strawberry.field(default=None, description="A fixed amount for the line")
+
+
+@strawberry.type
 class InvoiceItem:
     name: str
     amount: MinorAmount
@@ -42,6 +50,8 @@ class InvoiceItem:
     item_code: str | None = strawberry.field(default=None, description="The item's code at a tax authority (ETA: EGS or GS1)")
     item_type: str | None = strawberry.field(default=None, description="EGS or GS1 (an ETA e-invoice: EGS when not given)")
     unit_type: str | None = strawberry.field(default=None, description="Unit of measure (an ETA e-invoice: EA when not given)")
+    taxes: list[InvoiceItemTax] | None = strawberry.field(
+        default=None, description="ETA's taxes beside VAT (table tax, withholding, fees), when given")
 
 
 @strawberry.type
@@ -88,7 +98,10 @@ class Invoice(Node):
                    subscription_id=i.subscription_id, currency=i.currency,
                    items=[InvoiceItem(name=x["name"], amount=x["amount"], quantity=x["quantity"],
                                       item_code=x.get("item_code"), item_type=x.get("item_type"),
-                                      unit_type=x.get("unit_type")) for x in i.items],
+                                      unit_type=x.get("unit_type"),
+                                      taxes=[InvoiceItemTax(type=t["type"], subtype=t["subtype"], rate=t.get("rate"),
+                                                            amount=t.get("amount")) for t in x["taxes"]]
+                                      if x.get("taxes") else None) for x in i.items],
                    subtotal=i.subtotal, tax_rate=float(i.tax_rate), tax=i.tax, total=i.total, due_date=i.due_date,
                    **invoices.urls(i), sent_to=i.sent_to, sent_via=i.sent_via, sent_at=i.sent_at,
                    paid_at=i.paid_at, payment_id=i.payment_id, locale=i.locale, zatca=zatca_of(i.zatca), gib=gib_of(i.gib),
@@ -207,6 +220,14 @@ class SubscriptionPayload:
 
 
 @strawberry.input
+class InvoiceItemTaxInput:
+    type: str
+    subtype: str
+    rate: str | None = strawberry.UNSET
+    amount: MinorAmount | None = strawberry.UNSET
+
+
+@strawberry.input
 class InvoiceItemInput:
     name: str
     amount: MinorAmount
@@ -214,6 +235,7 @@ class InvoiceItemInput:
     item_code: str | None = strawberry.UNSET
     item_type: str | None = strawberry.UNSET
     unit_type: str | None = strawberry.UNSET
+    taxes: list[InvoiceItemTaxInput] | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -133,6 +133,7 @@ class EtaUnit:
     pos: EtaPos | None
     receipts: str | None = strawberry.field(description="all (every EGP payment) or on_request (eta_receipt: true)")
     default_item_code: str | None
+    base_url: str | None = strawberry.field(description="ETA's API at another base (preprod, a sandbox); null: ETA's")
     certificate_serial: str | None
     certificate_expires_at: datetime | None
     certificate_self_signed: bool | None
@@ -146,7 +147,7 @@ class EtaUnit:
                    rin=d["rin"], name=d["name"],
                    branch=EtaBranch(id=b["id"], address=EtaAddress(**b["address"])) if b else None,
                    activity_code=d["activity_code"], pos=EtaPos(**d["pos"]) if d["pos"] else None,
-                   receipts=d["receipts"], default_item_code=d["default_item_code"],
+                   receipts=d["receipts"], default_item_code=d["default_item_code"], base_url=d.get("base_url"),
                    certificate_serial=d["certificate_serial"],
                    certificate_expires_at=datetime.fromisoformat(d["certificate_expires_at"].replace("Z", "+00:00"))
                    if d["certificate_expires_at"] else None, certificate_self_signed=d["certificate_self_signed"],
@@ -270,6 +271,7 @@ class EtaSetupInput:
     pos: EtaPosInput | None = strawberry.UNSET
     receipts: str | None = strawberry.UNSET
     default_item_code: str | None = strawberry.UNSET
+    base_url: str | None = strawberry.UNSET
 
 
 @strawberry.input

@@ -29,6 +29,7 @@ from services.errors import DomainError, InvalidState, NotFound, ValidationError
 from services.ids import check_id, new_id
 from services.infra.runtime import runtime
 from services.billing.invoice_objects import invoice_object, urls  # noqa: F401 (part of this module's API)
+from services.einvoicing.eta import taxes as eta_taxes
 from services.money.currencies import LIMITS, check_currency, format_amount, round_minor
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
@@ -71,11 +72,13 @@ class Item:
     item_code: str | None = None
     item_type: str | None = None
     unit_type: str | None = None
+    # ETA's taxes beside VAT (table tax, withholding, fees), an EGP invoice's only: services.einvoicing.eta.taxes
+    taxes: list[dict] | None = None
 
     def as_dict(self) -> dict:
         out = {"name": self.name, "amount": self.amount, "quantity": self.quantity}
-        for k in ("item_code", "item_type", "unit_type"):
-            if getattr(self, k) is not None:
+        for k in ("item_code", "item_type", "unit_type", "taxes"):
+            if getattr(self, k):
                 out[k] = getattr(self, k)
         return out
 
@@ -99,6 +102,16 @@ def parse_tax_rate(value: Any, param: str = "tax_rate") -> Decimal:
 
 def compute_totals(items: list[Item], tax_rate: Decimal) -> tuple[int, int, int]:
     subtotal = sum(i.amount * i.quantity for i in items)
+    if any(i.taxes for i in items):
+        # ETA's taxes: each line's taxes as its e-document computes them (5 decimals; the table tax
+        # inside the VAT base, withholding subtracted), added up, rounded half-up to the piastre once
+        taxed = Decimal(0)
+        for i in items:
+            net = Decimal(i.amount * i.quantity) / 100
+            _items_, _fees, total = eta_taxes.compute(net, tax_rate, "V009", i.taxes or [])
+            taxed += total - net
+        tax = round_minor(taxed * 100)
+        return subtotal, tax, subtotal + tax
     tax = round_minor(Decimal(subtotal) * tax_rate / Decimal(100))
     return subtotal, tax, subtotal + tax
 
@@ -114,8 +127,13 @@ def _items(raw: list, currency: str) -> list[Item]:
         code = f.str("item_code", min_len=1, max_len=100, pattern=_ITEM_CODE)
         kind = f.enum("item_type", ITEM_TYPES)
         unit_type = f.str("unit_type", min_len=1, max_len=10, pattern=_UNIT_TYPE)
+        raw_taxes = f.list("taxes", max_items=eta_taxes.MAX_TAXES)
+        if raw_taxes and currency != "EGP":
+            raise ValidationError(f"items[{n}].taxes: item taxes are ETA's (Egypt), on EGP invoices only",
+                                  param=f"items[{n}].taxes")
+        taxes = eta_taxes.parse(raw_taxes, f"items[{n}].taxes", max_amount=LIMITS[currency].maximum)
         f.reject_unknown()
-        out.append(Item(name, amount, quantity, code, kind, unit_type))
+        out.append(Item(name, amount, quantity, code, kind, unit_type, taxes or None))
     return out
 
 

@@ -316,6 +316,7 @@ export interface InvoiceItem {
   item_code?: string;
   item_type?: "EGS" | "GS1";
   unit_type?: string;
+  taxes?: Array<InvoiceItemTaxe>;
 }
 
 export interface InvoiceItemParams {
@@ -325,6 +326,21 @@ export interface InvoiceItemParams {
   item_code?: string | null;
   item_type?: "EGS" | "GS1" | null;
   unit_type?: string | null;
+  taxes?: Array<InvoiceItemParamsTaxe> | null;
+}
+
+export interface InvoiceItemParamsTaxe {
+  type: "T10" | "T11" | "T12" | "T13" | "T14" | "T15" | "T16" | "T17" | "T18" | "T19" | "T2" | "T20" | "T3" | "T4" | "T5" | "T6" | "T7" | "T8" | "T9";
+  subtype: "Ent01" | "Ent02" | "Ent03" | "Ent04" | "MI01" | "MI02" | "MI03" | "MI04" | "Mn01" | "Mn02" | "Mn03" | "Mn04" | "OF01" | "OF02" | "OF03" | "OF04" | "RD01" | "RD02" | "RD03" | "RD04" | "SC01" | "SC02" | "SC03" | "SC04" | "ST01" | "ST02" | "ST03" | "ST04" | "Tbl01" | "Tbl02" | "W001" | "W002" | "W003" | "W004" | "W005" | "W006" | "W007" | "W008" | "W009" | "W010" | "W011" | "W012" | "W013" | "W014" | "W015" | "W016";
+  rate?: unknown;
+  amount?: number | null;
+}
+
+export interface InvoiceItemTaxe {
+  type: string;
+  subtype: string;
+  rate?: string;
+  amount?: number;
 }
 
 export interface InvoiceListParams {

@@ -1,15 +1,19 @@
 """ETA's API as the package calls it: `token`, `submit_documents`, `document_status`,
 `cancel`, `submit_receipts`. Test mode goes to the built-in simulator in-process (unreachable
 while a test outage of the merchant runs: services.einvoicing.core.unreachable); live mode to
-ETA's production hosts over HTTP (POSTs through the runtime's HTTP sender)."""
+ETA's production hosts over HTTP through the runtime's HTTP sender: the token a form POST to the
+identity host, submissions POSTs of ETA's JSON text (numbers as written, so the signature holds),
+a document's state a GET, its cancellation a PUT. A unit with its own `base_url` (ETA's preprod,
+or the simulator served at /sandbox/eta) speaks HTTP to it for both hosts, in either mode."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from services.einvoicing import core
-from services.einvoicing.eta import simulator
+from services.einvoicing.eta import canonical, simulator
 from services.infra.runtime import runtime
 
 API_URL = "https://api.invoicing.eta.gov.eg"
@@ -38,16 +42,38 @@ class Client:
     client_id: str
     client_secret: str
     pos: dict | None = None
+    base_url: str | None = None         # both hosts at one base (preprod, the sandbox); None: ETA's production
     _token: str | None = None
+
+    @property
+    def over_http(self) -> bool:
+        return self.livemode or bool(self.base_url)
+
+    def url(self, host: str, path: str) -> str:
+        return (self.base_url.rstrip("/") if self.base_url else host) + path
 
 
 async def _down(c: Client, when: datetime) -> bool:
     return await core.unreachable(merchant_id=c.merchant_id, livemode=c.livemode, authority="eta", at=when)
 
 
-async def _post(url: str, body: dict, headers: dict) -> Answer:
-    res = await runtime().http.post_json(url, json=body, headers=headers, timeout=TIMEOUT)
+async def _http(method: str, url: str, headers: dict, *, body: dict | None = None, form: dict | None = None
+                ) -> Answer:
+    if form is not None:
+        data, ctype = urlencode(form).encode("ascii"), "application/x-www-form-urlencoded"
+    elif body is not None:
+        data, ctype = canonical.dumps(body).encode("utf-8"), "application/json"
+    else:
+        data, ctype = None, None
+    res = await runtime().http.request(method, url, data=data, content_type=ctype, headers=headers, timeout=TIMEOUT)
     return Answer(res.status, res.body if isinstance(res.body, dict) else {}, res.error)
+
+
+# name -> (method, path) on ETA's invoicing API
+PATHS = {"submit_documents": ("POST", "/api/v1/documentsubmissions"),
+         "submit_receipts": ("POST", "/api/v1/receiptsubmissions"),
+         "document_status": ("GET", "/api/v1/documents/{uuid}/raw"),
+         "cancel": ("PUT", "/api/v1.0/documents/state/{uuid}/state")}
 
 
 async def _auth(c: Client, when: datetime) -> Answer | None:
@@ -55,13 +81,13 @@ async def _auth(c: Client, when: datetime) -> Answer | None:
     if c._token:
         return None
     form = {"grant_type": "client_credentials", "client_id": c.client_id, "client_secret": c.client_secret}
-    if c.livemode:
+    if not c.livemode and await _down(c, when):
+        return Answer(0, error="ETA is unreachable (test outage)")
+    if c.over_http:
         headers = {}
         if c.pos:
             headers = {"posserial": c.pos.get("serial", ""), "pososversion": c.pos.get("os_version", "")}
-        ans = await _post(ID_URL + "/connect/token", form, headers)
-    elif await _down(c, when):
-        return Answer(0, error="ETA is unreachable (test outage)")
+        ans = await _http("POST", c.url(ID_URL, "/connect/token"), headers, form=form)
     else:
         ans = Answer(*await simulator.token(form))
     if ans.status != 200 or not ans.body.get("access_token"):
@@ -75,13 +101,14 @@ async def _call(c: Client, when: datetime, name: str, *args) -> Answer:
     if failed is not None:
         return failed
     headers = {"Authorization": f"Bearer {c._token}"}
-    if c.livemode:
-        paths = {"submit_documents": "/api/v1/documentsubmissions", "submit_receipts": "/api/v1/receiptsubmissions"}
-        if name not in paths:       # reads and state changes (GET/PUT) need an HTTP client beyond POST
-            return Answer(0, error=f"{name}: not available over this HTTP client")
-        return await _post(API_URL + paths[name], args[-1], headers)
-    if await _down(c, when):
+    if not c.livemode and await _down(c, when):
         return Answer(0, error="ETA is unreachable (test outage)")
+    if c.over_http:
+        method, path = PATHS[name]
+        if "{uuid}" in path:
+            path = path.replace("{uuid}", quote(str(args[0]), safe=""))
+        body = args[-1] if method != "GET" else None
+        return await _http(method, c.url(API_URL, path), headers, body=body)
     fn = getattr(simulator, name)
     if name in ("submit_documents", "submit_receipts"):
         return Answer(*await fn(headers, args[0], when))

@@ -29,7 +29,7 @@ from models.payments import Customer
 from services import events
 from services.billing.invoice_objects import invoice_object
 from services.einvoicing import core
-from services.einvoicing.eta import api, canonical, signing, units
+from services.einvoicing.eta import api, canonical, signing, taxes, units
 from services.errors import DomainError, InvalidState, ServiceUnavailable, ValidationError
 from services.ids import new_id
 from services.principal import Principal
@@ -161,33 +161,40 @@ def issuer(unit: EinvoiceUnit) -> dict:
 
 
 def line(description: str, kind: str, code: str, unit_type: str, quantity: int, unit_minor: int,
-         rate: Decimal) -> dict:
+         rate: Decimal, item_taxes: list[dict] | None = None) -> dict:
+    """One invoice line: VAT (T1) at `rate` and the item's other taxes (services.einvoicing.eta.taxes)."""
     price = money(unit_minor)
     sales = q(price * quantity)
     net = sales
-    tax = q(net * rate / 100)
+    taxable, fees, total = taxes.compute(net, rate, VAT_SUBTYPES[rate], item_taxes or [])
     return {"description": description, "itemType": kind, "itemCode": code, "unitType": unit_type,
             "quantity": Decimal(quantity), "internalCode": code[-50:],
-            "salesTotal": sales, "total": q(net + tax), "valueDifference": money(0), "totalTaxableFees": money(0),
+            "salesTotal": sales, "total": total, "valueDifference": money(0), "totalTaxableFees": q(fees),
             "netTotal": net, "itemsDiscount": money(0),
             "unitValue": {"currencySold": "EGP", "amountEGP": price},
             "discount": {"rate": Decimal(0), "amount": money(0)},
-            "taxableItems": [{"taxType": "T1", "amount": tax, "subType": VAT_SUBTYPES[rate], "rate": rate}]}
+            "taxableItems": taxable}
 
 
 def document(*, unit: EinvoiceUnit, receiver: dict, kind: str, number: str, issued: datetime, lines: list[dict],
              references: list[str]) -> dict:
     sales = sum((ln["salesTotal"] for ln in lines), Decimal(0))
     net = sum((ln["netTotal"] for ln in lines), Decimal(0))
-    vat = sum((t["amount"] for ln in lines for t in ln["taxableItems"]), Decimal(0))
+    per_type: dict[str, Decimal] = {}
+    for ln in lines:
+        for t in ln["taxableItems"]:
+            per_type[t["taxType"]] = per_type.get(t["taxType"], Decimal(0)) + t["amount"]
+    order = ["T1", *taxes.TYPES]
+    tax_totals = [{"taxType": k, "amount": q(per_type[k])} for k in order if k in per_type]
+    total = sum((ln["total"] for ln in lines), Decimal(0))
     doc = {"issuer": issuer(unit), "receiver": receiver, "documentType": KINDS[kind], "documentTypeVersion": VERSION,
            "dateTimeIssued": issued.strftime("%Y-%m-%dT%H:%M:%SZ"),
            "taxpayerActivityCode": unit.settings["activity_code"], "internalID": number}
     if references:
         doc["references"] = references
     doc.update({"invoiceLines": lines, "totalDiscountAmount": money(0), "totalSalesAmount": q(sales),
-                "netAmount": q(net), "taxTotals": [{"taxType": "T1", "amount": q(vat)}],
-                "totalAmount": q(net + vat), "extraDiscountAmount": money(0), "totalItemsDiscountAmount": money(0)})
+                "netAmount": q(net), "taxTotals": tax_totals,
+                "totalAmount": q(total), "extraDiscountAmount": money(0), "totalItemsDiscountAmount": money(0)})
     return doc
 
 
@@ -253,7 +260,8 @@ async def finalise(inv: Invoice, require_cleared: bool) -> None:
         lines = []
         for n, item in enumerate(inv.items):
             kind, code, unit_type = item_code(item, rin, f"items[{n}]", unit.settings.get("default_item_code"))
-            lines.append(line(item["name"], kind, code, unit_type, item["quantity"], item["amount"], rate))
+            lines.append(line(item["name"], kind, code, unit_type, item["quantity"], item["amount"], rate,
+                              item.get("taxes")))
         async with in_transaction():
             doc = await _issue(unit_id=unit.id, inv=inv, kind="invoice", lines=lines, amount=inv.total, tax=inv.tax,
                                receiver=receiver)
@@ -268,7 +276,8 @@ async def finalise(inv: Invoice, require_cleared: bool) -> None:
 async def _client(unit: EinvoiceUnit) -> api.Client:
     secrets = units.secrets_of(unit)
     return api.Client(merchant_id=unit.merchant_id, livemode=unit.livemode, client_id=secrets["client_id"],
-                      client_secret=secrets["client_secret"], pos=unit.settings.get("pos"))
+                      client_secret=secrets["client_secret"], pos=unit.settings.get("pos"),
+                      base_url=unit.settings.get("base_url"))
 
 
 async def send(doc: EinvoiceDocument, unit: EinvoiceUnit, when: datetime) -> core.Outcome:

@@ -217,7 +217,8 @@ async def submit(doc_id: str, when: datetime) -> str | None:
     try:
         secrets = units.secrets_of(unit)
         client = api.Client(merchant_id=unit.merchant_id, livemode=unit.livemode, client_id=secrets["client_id"],
-                            client_secret=secrets["client_secret"], pos=unit.settings.get("pos"))
+                            client_secret=secrets["client_secret"], pos=unit.settings.get("pos"),
+                            base_url=unit.settings.get("base_url"))
         ans = await api.submit_receipts(client, when, [canonical.loads(d.body) for d in docs])
     except units.UnitUnreadable as exc:
         ans = api.Answer(0, error=exc.code)

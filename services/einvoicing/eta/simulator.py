@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from services.einvoicing.eta import canonical, signing
+from services.einvoicing.eta import canonical, signing, taxes
 from services.infra.runtime import runtime
 
 UNREGISTERED_RIN = "999999999"
@@ -85,6 +85,58 @@ def _q(d: Decimal) -> Decimal:
     return d.quantize(TOLERANCE, rounding="ROUND_HALF_UP")
 
 
+def _check_taxes(line: dict, p: str, net: Decimal) -> tuple[list[dict], Decimal | None, list[tuple[str, Decimal]]]:
+    """A line's taxableItems as ETA computes them (services.einvoicing.eta.taxes): the types and
+    subtypes, each amount (T2 on the net total plus taxable fees and T3, T1 on that plus T2,
+    T4 on the net total), totalTaxableFees; (errors, the line's expected total, (type, amount)s)."""
+    errors: list[dict] = []
+    items = [t if isinstance(t, dict) else {} for t in line.get("taxableItems") or []]
+    vat_rate, vat_sub, spec, fixed, seen = Decimal(0), "V009", [], {}, set()
+    for k, t in enumerate(items):
+        kind, sub, rate = str(t.get("taxType") or ""), str(t.get("subType") or ""), _dec(t.get("rate"))
+        if kind in seen:
+            errors.append(_err(f"{p}.taxableItems[{k}].taxType", f"{kind} is given twice on the line", "DuplicateTaxType"))
+            continue
+        seen.add(kind)
+        if rate is None or not 0 <= rate <= 100:
+            errors.append(_err(f"{p}.taxableItems[{k}].rate", "rate must be a percentage from 0 to 100"))
+            continue
+        if kind == "T1":
+            vat_rate, vat_sub = rate, sub
+            continue
+        if kind not in taxes.SUBTYPES:
+            errors.append(_err(f"{p}.taxableItems[{k}].taxType", f"{kind} is not one of ETA's tax types", "InvalidTaxType"))
+            continue
+        if sub not in taxes.SUBTYPES[kind]:
+            errors.append(_err(f"{p}.taxableItems[{k}].subType", f"{sub} is not a subtype of {kind}", "InvalidTaxSubType"))
+            continue
+        if rate or kind in taxes.PERCENT:
+            spec.append({"type": kind, "subtype": sub, "rate": str(rate)})
+        else:               # a fixed amount: as given
+            amount = _dec(t.get("amount"))
+            spec.append({"type": kind, "subtype": sub, "amount": 0})
+            fixed[kind] = amount if amount is not None else Decimal(0)
+    if errors:
+        return errors, None, []
+    expected, fees, _total = taxes.compute(net, vat_rate, vat_sub, spec, fixed=fixed)
+    want = {t["taxType"]: t["amount"] for t in expected}
+    amounts = []
+    for k, t in enumerate(items):
+        kind, amount = str(t.get("taxType")), _dec(t.get("amount"))
+        if not _close(amount, want[kind]):
+            basis = {"T1": "(netTotal + totalTaxableFees + valueDifference + T2 + T3) x rate / 100",
+                     "T2": "(netTotal + totalTaxableFees + valueDifference + T3) x rate / 100",
+                     "T4": "(netTotal - itemsDiscount) x rate / 100"}.get(kind, "netTotal x rate / 100")
+            errors.append(_err(f"{p}.taxableItems[{k}].amount", f"the {kind} amount must be {basis} ({want[kind]})"))
+        amounts.append((kind, amount if amount is not None else Decimal(0)))
+    if "totalTaxableFees" in line and not _close(_dec(line.get("totalTaxableFees")), fees):
+        errors.append(_err(f"{p}.totalTaxableFees", f"totalTaxableFees must be the sum of the line's taxable fees, "
+                                                     f"T5 to T12 ({fees})"))
+    # the line's total adds up its taxes as given (each checked above)
+    total = net + sum((taxes.signed(k, a) for k, a in amounts), Decimal(0))
+    return errors, total, amounts
+
+
 def check_lines(doc: dict, lines_key: str, issuer_rin: str, *, unit_key: str) -> list[dict]:
     """ETA's arithmetic: each line and the document's totals (invoices: `invoiceLines` with
     `unitValue.amountEGP`; receipts: `itemData` with `unitPrice`)."""
@@ -112,17 +164,15 @@ def check_lines(doc: dict, lines_key: str, issuer_rin: str, *, unit_key: str) ->
         if not _close(line_net, line_sales - discount):
             errors.append(_err(f"{p}.netTotal", "netTotal must be salesTotal less the discount"))
             continue
-        taxes = Decimal(0)
-        for k, t in enumerate(line.get("taxableItems") or []):
-            rate, amount = _dec(t.get("rate")), _dec(t.get("amount"))
-            if rate is None or not _close(amount, _q(line_net * rate / 100)):
-                errors.append(_err(f"{p}.taxableItems[{k}].amount",
-                                   f"the tax must be netTotal x rate / 100 ({_q(line_net * (rate or 0) / 100)})"))
-                continue
-            taxes += amount
-            per_type[str(t.get("taxType"))] = per_type.get(str(t.get("taxType")), Decimal(0)) + amount
-        if not _close(_dec(line.get("total")), line_net + taxes):
-            errors.append(_err(f"{p}.total", "total must be netTotal plus the line's taxes"))
+        line_errors, line_total, amounts = _check_taxes(line, p, line_net)
+        errors += line_errors
+        if line_total is None:
+            continue
+        for kind, amount in amounts:
+            per_type[kind] = per_type.get(kind, Decimal(0)) + amount
+        if not _close(_dec(line.get("total")), line_total):
+            errors.append(_err(f"{p}.total", "total must be netTotal plus the line's taxes and taxable fees, less "
+                                             f"withholding (T4) ({line_total})"))
         sales += line_sales
         net += line_net
     if errors:
@@ -138,8 +188,9 @@ def check_lines(doc: dict, lines_key: str, issuer_rin: str, *, unit_key: str) ->
         if not _close(given.get(kind), amount):
             errors.append(_err("taxTotals", f"taxTotals {kind} must be the sum of the lines' {kind} ({amount})"))
     extra = _dec(doc.get("extraDiscountAmount")) or Decimal(0)
-    if not _close(_dec(doc.get(totals[2])), net + sum(per_type.values()) - extra):
-        errors.append(_err(totals[2], f"{totals[2]} must be the net amount plus taxes less the extra discount"))
+    if not _close(_dec(doc.get(totals[2])), net + sum(taxes.signed(k, a) for k, a in per_type.items()) - extra):
+        errors.append(_err(totals[2], f"{totals[2]} must be the net amount plus taxes (less withholding, T4) less "
+                                      "the extra discount"))
     return errors
 
 

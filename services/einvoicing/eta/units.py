@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
+from urllib.parse import urlparse
 
 from cryptography import x509
 from tortoise.transactions import in_transaction
@@ -78,7 +79,15 @@ def parse(data: dict, *, livemode: bool) -> tuple[dict, dict, tuple[str, str] | 
         pf.reject_unknown()
     receipts = f.enum("receipts", RECEIPTS, default="on_request")
     default_code = f.str("default_item_code", min_len=1, max_len=100, pattern=re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*"))
+    base_url = f.str("base_url", min_len=1, max_len=500)
     f.reject_unknown()
+    if base_url is not None:
+        parsed = urlparse(base_url)
+        if parsed.scheme not in (("https",) if livemode else ("https", "http")) or not parsed.netloc \
+                or parsed.query or parsed.fragment:
+            raise ValidationError("base_url must be an https:// URL (http:// too in test mode) serving ETA's identity "
+                                  "and invoicing API paths", param="base_url")
+        base_url = base_url.rstrip("/")
     if (cert_pem is None) != (key_pem is None):
         missing = "private_key" if key_pem is None else "certificate"
         raise ValidationError(f"{missing} is required with {'certificate' if missing == 'private_key' else 'private_key'}",
@@ -90,7 +99,7 @@ def parse(data: dict, *, livemode: bool) -> tuple[dict, dict, tuple[str, str] | 
         raise ValidationError("pos is required for e-receipts (receipts: all)", param="pos")
     settings = {"rin": rin, "name": name, "branch": {"id": branch_id, "address": address},
                 "activity_code": activity, "pos": pos, "receipts": receipts,
-                "default_item_code": default_code}
+                "default_item_code": default_code, "base_url": base_url}
     secrets = {"client_id": client_id, "client_secret": client_secret}
     return settings, secrets, (cert_pem, key_pem) if cert_pem is not None else None
 
@@ -100,7 +109,7 @@ def unit_object(u: EinvoiceUnit | None, principal: Principal) -> dict:
     return {"object": "eta_unit", "id": u.id if u else None, "status": u.status if u else "not_set_up",
             "livemode": principal.livemode, "rin": s.get("rin"), "name": s.get("name"), "branch": s.get("branch"),
             "activity_code": s.get("activity_code"), "pos": s.get("pos"), "receipts": s.get("receipts"),
-            "default_item_code": s.get("default_item_code"),
+            "default_item_code": s.get("default_item_code"), "base_url": s.get("base_url"),
             "certificate_serial": s.get("certificate_serial"),
             "certificate_expires_at": s.get("certificate_expires_at"),
             "certificate_self_signed": s.get("certificate_self_signed"),

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{name?: string, amount?: int, quantity?: int, item_code?: string, item_type?: string, unit_type?: string}
+ * @phpstan-type Shape array{name?: string, amount?: int, quantity?: int, item_code?: string, item_type?: string, unit_type?: string, taxes?: list<InvoiceItemParamsTaxe>}
  */
 final class InvoiceItemParams
 {
-    public const FIELDS = ['name', 'amount', 'quantity', 'item_code', 'item_type', 'unit_type'];
+    public const FIELDS = ['name', 'amount', 'quantity', 'item_code', 'item_type', 'unit_type', 'taxes'];
 }

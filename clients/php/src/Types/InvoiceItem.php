@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class InvoiceItem extends Resource
 {
-    public const NESTED = [];
+    public const NESTED = ['taxes' => [InvoiceItemTaxe::class, true]];
 
     /** @var string|null */
     public ?string $name = null;
@@ -23,4 +23,6 @@ final class InvoiceItem extends Resource
     public ?string $item_type = null;
     /** @var string|null */
     public ?string $unit_type = null;
+    /** @var list<InvoiceItemTaxe>|null */
+    public ?array $taxes = null;
 }

@@ -51,6 +51,8 @@ __all__ = [
     "InvoiceGibMessage",
     "InvoiceItem",
     "InvoiceItemParams",
+    "InvoiceItemParamsTaxe",
+    "InvoiceItemTaxe",
     "InvoiceListParams",
     "InvoiceNote",
     "InvoiceNoteEta",
@@ -206,6 +208,13 @@ InstallmentPlansReplaceParams = TypedDict("InstallmentPlansReplaceParams", {
     "plans": List[InstallmentPlanParams],
 }, total=False)
 
+InvoiceItemParamsTaxe = TypedDict("InvoiceItemParamsTaxe", {
+    "type": str,
+    "subtype": str,
+    "rate": Any,
+    "amount": int,
+}, total=False)
+
 InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "name": str,
     "amount": int,
@@ -213,6 +222,7 @@ InvoiceItemParams = TypedDict("InvoiceItemParams", {
     "item_code": str,
     "item_type": str,
     "unit_type": str,
+    "taxes": List[InvoiceItemParamsTaxe],
 }, total=False)
 
 InvoiceCreateParams = TypedDict("InvoiceCreateParams", {
@@ -744,13 +754,24 @@ class InvoiceGibMessage(Model):
 @register
 @dataclass(eq=False)
 class InvoiceItem(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'taxes': ('InvoiceItemTaxe', True)}
     name: Optional[str] = None
     amount: Optional[int] = None
     quantity: Optional[int] = None
     item_code: Optional[str] = None
     item_type: Optional[str] = None
     unit_type: Optional[str] = None
+    taxes: Optional[List[InvoiceItemTaxe]] = None
+
+
+@register
+@dataclass(eq=False)
+class InvoiceItemTaxe(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    type: Optional[str] = None
+    subtype: Optional[str] = None
+    rate: Optional[str] = None
+    amount: Optional[int] = None
 
 
 @register
@@ -2413,6 +2434,65 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "request",
             [
                 "items"
+            ]
+        ]
+    ],
+    "InvoiceItemParamsTaxe": [
+        [
+            "POST",
+            "/api/invoices",
+            "request",
+            [
+                "items",
+                "taxes"
+            ]
+        ]
+    ],
+    "InvoiceItemTaxe": [
+        [
+            "POST",
+            "/api/invoices",
+            "200",
+            [
+                "items",
+                "taxes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices",
+            "200",
+            [
+                "data",
+                "items",
+                "taxes"
+            ]
+        ],
+        [
+            "GET",
+            "/api/invoices/{id}",
+            "200",
+            [
+                "items",
+                "taxes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/send",
+            "200",
+            [
+                "items",
+                "taxes"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/invoices/{id}/mark-paid",
+            "200",
+            [
+                "items",
+                "taxes"
             ]
         ]
     ],
