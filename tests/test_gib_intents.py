@@ -14,6 +14,7 @@ from models.intents import PaymentIntent
 from models.payments import Customer
 from tests.billing_fixtures import call
 from tests.conftest import gql
+from tests.gib_fixtures import in_2026  # noqa: F401
 from tests.gib_fixtures import REGISTERED, buyer, gib_errors, setup, vkn, x, xml_of
 from tests.intents_fixtures import confirm, create, get, post
 
