@@ -524,7 +524,9 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("PUT", "/customers/{id}"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
                            "metadata": METADATA, "tax_id": TAX_ID_IN}, description="at least one field"),
-                   **at_least_one("email", "name", "phone", "metadata", "tax_id", blank_counts=True)}),
+                   # tax_id: null is an update too (it clears the tax identity)
+                   "anyOf": [*at_least_one("email", "name", "phone", "metadata", blank_counts=True)["anyOf"],
+                             {"required": ["tax_id"]}]}),
     ("GET", "/routing/rules"): Op(list_of(RULE)),
     ("POST", "/routing/rules"): Op(
         RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
@@ -758,17 +760,20 @@ GIB_UNIT = shape({
                    "description": "sandbox, or the integrator's url and username (the password is never shown)"},
     "next_number": null(STR), "created_at": null(TS), "updated_at": null(TS)})
 GIB_TAXPAYER = shape({"object": const("gib_taxpayer"), "vkn": STR, "registered": BOOL, "title": null(STR),
-                      "alias": null(STR), "type": null(const("efatura"))})
+                      "alias": null(STR),
+                      "type": {"type": ["string", "null"], "enum": ["efatura", None]}})
 GIB_SETUP = body({
     "vkn": {"type": "string", "pattern": "^[0-9]{10}$"}, "tckn": {"type": "string", "pattern": "^[1-9][0-9]{10}$"},
     "title": text(200, 1), "tax_office": text(100, 1),
     "address": body({"street": text(127, 1), "building_number": text(16), "district": text(127, 1),
                      "city": text(127, 1), "postal_code": {"type": "string", "pattern": "^[0-9]{5}$"},
                      "country": const("TR")}, required=("street", "district", "city", "postal_code")),
-    "prefix": {"type": "string", "pattern": "^[A-Z0-9]{3}$"}, "website": text(200),
+    "prefix": {"type": "string", "pattern": "^[A-Z0-9]{3}$"},
+    "website": {"type": "string", "maxLength": 200, "pattern": "^(https?://)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+(/[A-Za-z0-9._~/-]*)?$",
+                "description": "the shop's web address, e.g. https://shop.example.com.tr"},
     "kdv_rate": enum((20, 10, 1, 0), type_="integer"), "efatura_profile": enum(("TICARIFATURA", "TEMELFATURA")),
     "integrator": {"anyOf": [const("sandbox"),
-                             body({"url": {"type": "string", "pattern": "^https://", "maxLength": 500},
+                             body({"url": {"type": "string", "pattern": "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$", "maxLength": 500},
                                    "username": text(200, 1), "password": {"type": "string", "minLength": 1,
                                                                           "maxLength": 500}},
                                   required=("url", "username", "password"))]}},
@@ -793,9 +798,9 @@ MERCHANT.update({
         description="An IADE invoice for `amount` (KDV included; default: what is left to return), listed in the "
                     "invoice's notes."),
     ("POST", "/test-helpers/gib/respond"): Op(
-        INVOICE, body({"invoice_id": text(64, 1), "response": enum(("accept", "reject"))},
+        INVOICE, body({"invoice_id": id_schema("inv"), "response": enum(("accept", "reject"))},
                       required=("invoice_id", "response")),
-        errors=(403,), description="Test mode only: the buyer of a TICARIFATURA e-Fatura accepts or rejects it "
+        errors=(403, 404), description="Test mode only: the buyer of a TICARIFATURA e-Fatura accepts or rejects it "
                                    "(within 8 days)."),
 })
 # ---- merchant /api: ETA e-invoicing, Egypt (rest_compat/merchant_einvoicing.py; services/einvoicing/eta).
@@ -1784,3 +1789,12 @@ V1[("POST", "/payments/intent")].request["properties"]["invoice"] = {
     "type": "boolean", "description": "a TRY intent asks for an invoice: once it succeeded the scheduler makes it and "
                                       "its GİB e-document (another currency: a 400 naming invoice); the buyer is the "
                                       "Qafila customer customer_id names, else the final consumer (e-Arşiv)"}
+
+# ---- cross-field rules the hooks of .ci/schemathesis.sh apply (x-qafila-only): an invoice is asked for a
+# TRY payment, link or intent, an ETA e-receipt for an EGP one (a 400 naming the field otherwise).
+for _table, _route, _rules in ((MERCHANT, ("POST", "/payments/create"),
+                                (("invoice", False, "currency", ("TRY",)), ("eta_receipt", False, "currency", ("EGP",)))),
+                               (MERCHANT, ("POST", "/payment-links"), (("invoice", False, "currency", ("TRY",)),)),
+                               (V1, ("POST", "/payments/intent"),
+                                (("invoice", False, "currency", ("TRY",)), ("eta_receipt", False, "currency", ("EGP",))))):
+    _table[_route] = replace(_table[_route], only=_table[_route].only + _rules)

@@ -114,8 +114,18 @@ async def test_a_links_totals_read_the_intents_that_paid_links(client, merchant,
     (sql, values), = seen
     root = await generic_plan(db, sql, values)
     text = json.dumps(root)
-    assert "payment_intents_link" in text and "Seq Scan" not in text, text[:3000]
+    assert "payment_intents_link" in text, text[:3000]
+    # No whole read of the intents (the links' own table may be read whole: a handful of rows here,
+    # the planner's choice since the links table has more columns)
+    assert not _seq_scans_of(root, "payment_intents"), text[:3000]
     assert pages(root) < table_pages / 20, (pages(root), table_pages)
+
+
+def _seq_scans_of(node: dict, table: str) -> list[dict]:
+    found = [node] if node.get("Node Type") == "Seq Scan" and node.get("Relation Name") == table else []
+    for child in node.get("Plans", ()):
+        found += _seq_scans_of(child, table)
+    return found
 
 
 async def test_the_list_filtered_by_a_rare_status_reads_that_status_only(client, merchant, monkeypatch):

@@ -134,7 +134,7 @@ def receiver_address(customer: Customer) -> dict:
     if missing:
         raise ValidationError(f"customer_id: an ETA e-invoice needs the customer's address ({', '.join(missing)} "
                               "missing): set the customer's metadata eta_governate, eta_region_city, eta_street, "
-                              "eta_building_number", param="customer_id")
+                              "eta_building_number", param="customer_id", code="customer_address_missing")
     return {"country": "EG", "governate": str(src["governate"]), "regionCity": str(src["region_city"]),
             "street": str(src["street"]), "buildingNumber": str(src["building_number"])}
 

@@ -98,7 +98,8 @@ def parse_setup(data, livemode: bool) -> tuple[dict, dict]:
         if p.scheme not in ("http", "https") or "." not in (p.netloc or ""):
             raise ValidationError("website must be a web address, e.g. https://shop.example.com.tr", param="website")
     f.seen.add("kdv_rate")
-    rate = data.get("kdv_rate", 20)
+    rate = data.get("kdv_rate")
+    rate = 20 if rate is None else rate                  # null: not given, as every optional field
     if isinstance(rate, bool) or not isinstance(rate, (int, float)) or Decimal(str(rate)) not in KDV_RATES:
         raise ValidationError("kdv_rate must be one of 20, 10, 1, 0 (percent)", param="kdv_rate")
     profile = f.enum("efatura_profile", PROFILES, default="TICARIFATURA")
