@@ -54,8 +54,11 @@ AT=$(curl -sf -X POST "$CRM/api/auth/signup" -H 'Content-Type: application/json'
 # two threads at once failed CI with "SystemError: AST constructor recursion depth mismatch" on a
 # request that had answered correctly. One thread costs about 20 s more over the four runs.
 CHECKS="${ST_CHECKS:-all}"
+# filter_too_much: hypothesis' health check that too many drawn bodies were discarded before one was
+# sent; the ETA set-up's body (nested objects, anchored patterns) trips it under this seed although
+# it generates (an efficiency warning about generation, not a check of any answer).
 COMMON=(--seed "$SEED" --max-examples "$MAX_EXAMPLES" --workers 1 --no-shrink --request-timeout 30
-        --generation-allow-x00 false)
+        --generation-allow-x00 false --suppress-health-check filter_too_much)
 CONFIG="$PWD/.ci/schemathesis.toml"
 export SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$PWD/.ci${PYTHONPATH:+:$PYTHONPATH}"
 cd "$OUT"                                # st keeps its cache (.schemathesis/) in the working directory

@@ -143,6 +143,9 @@ def before_call(context, case, kwargs):
         pm.pop("google_pay", None)
         if pm.get("type") == "mada":
             pm["type"] = "card"
+    if isinstance(pm, MutableMapping) and pm.get("type") in ("apple_pay", "google_pay") \
+            and isinstance(case.body.get("installments"), (int, float)) and case.body["installments"] > 1:
+        case.body["installments"] = 1                    # installments are a card's (its own payment_method)
     if isinstance(getattr(case, "path_parameters", None), MutableMapping) and "vkn" in case.path_parameters:
         case.path_parameters["vkn"] = _valid_vkn(str(case.path_parameters["vkn"]))
     if isinstance(case.headers, MutableMapping):

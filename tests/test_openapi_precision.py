@@ -238,7 +238,8 @@ async def test_the_request_itself_decides_these_and_the_document_says_so(client,
     assert knet["properties"]["amount"] == {"minimum": 100, "maximum": 3_000_000}
     assert len(branches["cod"]) == 7 and len(branches["crypto"]) == 3
     op = doc["paths"]["/v1/payments/intent"]["post"]
-    assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card"]]]
+    assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card"]],
+                                   ["invoice", False, "currency", ["TRY"]], ["eta_receipt", False, "currency", ["EGP"]]]
     assert op["x-qafila-unique"] == [["split", "merchant_id"]]
     plans = doc["paths"]["/api/installments/plans"]["put"]
     assert plans["x-qafila-unique"] == [["plans", "program"], ["plans", "options", "count"]]
