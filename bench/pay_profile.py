@@ -6,7 +6,7 @@ same PostgreSQL and Redis.
       python bench/pay_profile.py [--rounds 3] [--seconds 5] [--key] [--connections 32]
 
 `--key`: every request carries a fresh Idempotency-Key (wrk's Lua makes one per request), on
-both servers. `--documented`: the reference server is bench/yardstick_documented.py (the yardstick
+both servers. `--documented`: the reference server is ../shared/perf/yardstick_documented.py (the yardstick
 unchanged plus a documented twin of each path: `/pay-documented`, `/read-documented`, ...), and each
 round also measures the twin: its ratio to the yardstick's path, and the service's to it.
 Prints each round's req/s, p50, p99 and the ratio, then the median and range of
@@ -36,12 +36,10 @@ BODY = {"amount": 10000, "currency": "TRY", "customer": {"email": "bench@example
                                                     "exp_year": 2035, "cvc": "123"}}}
 INTENT_BODY = {"amount": 10000, "currency": "TRY", "payment_method": "card", "metadata": {"bench": "1"}}
 # --path: (the service's method and path, its body, the yardstick's path, the documented twin's path)
-PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", twins.ROUTES["pay"][1]),
-         "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", twins.ROUTES["create"][1]),
-         # the create's twin writing also what documented reads and webhooks need (its indexes, its outbox)
-         "create-kept": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", "/create-kept"),
-         "read": ("GET", "/v1/payments/{intent}", None, "/read", twins.ROUTES["read"][1]),
-         "list": ("GET", "/v1/payments?limit=20", None, "/list", twins.ROUTES["list"][1])}
+PATHS = {"pay": ("POST", "/api/payments/create", BODY, "/pay", twins.ROUTES["pay-documented"][1]),
+         "create": ("POST", "/v1/payments/intent", INTENT_BODY, "/create", twins.ROUTES["create-documented"][1]),
+         "read": ("GET", "/v1/payments/{intent}", None, "/read", twins.ROUTES["read-documented"][1]),
+         "list": ("GET", "/v1/payments?limit=20", None, "/list", twins.ROUTES["list-documented"][1])}
 
 
 def yardstick_path() -> str:
@@ -131,7 +129,7 @@ def main() -> None:
     ap.add_argument("--connections", type=int, default=32)
     ap.add_argument("--key", action="store_true")
     ap.add_argument("--documented", action="store_true",
-                    help="also the path's documented twin (bench/yardstick_documented.py) in every round")
+                    help="also the path's documented twin (../shared/perf/yardstick_documented.py) in every round")
     args = ap.parse_args()
     _, _, body, ys_route, doc_route = PATHS[args.path]
     tmp = tempfile.mkdtemp(prefix="payprof")
@@ -139,7 +137,7 @@ def main() -> None:
     yport, sport, crm = free_port(), free_port(), free_port()
     procs = []
     try:
-        reference = os.path.join(ROOT, "bench", "yardstick_documented.py") if args.documented else yardstick_path()
+        reference = twins.REFERENCE if args.documented else yardstick_path()
         procs.append(subprocess.Popen([sys.executable, reference, str(yport)], env=env,
                                       start_new_session=True, stdout=open(f"{tmp}/ys.log", "w"),
                                       stderr=subprocess.STDOUT))
