@@ -304,14 +304,44 @@ async def first(model: type[M], *, order_by: tuple[str, ...] = (), as_view: bool
     return found[0] if found else None
 
 
-async def query(model: type[Model], template: str, values: Sequence[Any]) -> list[dict]:
-    """A hand-written read on `model`'s connection; each `{}` in `template` is a placeholder."""
+async def query(model: type[Model], template: str, values: Sequence[Any], *, custom_plan: bool = False) -> list[dict]:
+    """A hand-written read on `model`'s connection; each `{}` in `template` is a placeholder.
+
+    `custom_plan`: on PostgreSQL the statement is planned for these values, not with the
+    connections' generic plan (app/pg_engine.py). For a read whose best plan depends on the value
+    (one merchant's rows, where merchants differ by orders of magnitude): a generic plan costs
+    every merchant as the average one."""
     db = model._meta.db
     key = (template, db.capabilities.dialect)
     sql = _SQL.get(key)
     if sql is None:
         sql = _SQL[key] = _numbered(template, db.capabilities.dialect)
+    if custom_plan and db.capabilities.dialect == "postgres":
+        return [dict(r) for r in await _fetch_custom_plan(db, sql, values)]
     return [dict(r) for r in await fetch(db, sql, values)]
+
+
+_CUSTOM = "SELECT set_config('plan_cache_mode', 'force_custom_plan', true)"
+
+
+async def _fetch_custom_plan(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
+    """`sql` read with plan_cache_mode = force_custom_plan for this statement alone: set for the
+    transaction (its own, or the caller's and then put back as it was). PostgreSQL reads the
+    setting at each execution, so the connection's prepared statement is planned for the values."""
+    _log(sql, values)
+    if type(db) is TransactionWrapper:
+        async with db._lock:
+            con = db._connection
+            before = await con.fetchval("SELECT current_setting('plan_cache_mode')")
+            await con.execute(_CUSTOM)
+            try:
+                return await con.fetch(sql, *values)
+            finally:
+                await con.execute("SELECT set_config('plan_cache_mode', $1, true)", before)
+    async with in_transaction(db.connection_name) as tx:
+        con = tx._connection
+        await con.execute(_CUSTOM)
+        return await con.fetch(sql, *values)
 
 
 async def execute(model: type[Model], template: str, values: Sequence[Any]) -> int:

@@ -64,17 +64,26 @@ def pages(root: dict) -> int:
     return root["Shared Hit Blocks"] + root["Shared Read Blocks"]
 
 
-def capture(monkeypatch, marker: str) -> list[tuple[str, list]]:
+class Seen(list):
+    """The statements `capture` saw, and beside them (`options`) the keywords each was read with."""
+
+    def __init__(self):
+        super().__init__()
+        self.options: list[dict] = []
+
+
+def capture(monkeypatch, marker: str) -> Seen:
     """The (PostgreSQL text, values) of every hand-written read (models._lookup.query) whose
     template contains `marker`, from here on: the statements the service really runs."""
     from models import _lookup as lookup
-    seen: list[tuple[str, list]] = []
+    seen = Seen()
     query = lookup.query
 
-    async def capturing(model, template, values):
+    async def capturing(model, template, values, **options):
         if marker in template:
             seen.append((lookup._numbered(template, "postgres"), list(values)))
-        return await query(model, template, values)
+            seen.options.append(options)
+        return await query(model, template, values, **options)
     monkeypatch.setattr(lookup, "query", capturing)
     return seen
 

@@ -9,6 +9,12 @@ statement only when the statement's WHERE implies the index's, and a generic pla
 has no parameter values to prove that with, so the condition is in the statement as literals,
 the same text as the index's. Written with parameters (as the ORM writes a filter), the generic
 plan scanned the whole table on every pass: 1 s at 2,000,000 intents, every 5 s, three times.
+
+One merchant's read (a merchant whose test clock has moved is read on its own, every pass) is
+planned for that merchant (`custom_plan`): its generic plan, costing every merchant as the average
+one, walked the partial index of every merchant's open intents in expiry order and filtered them
+down to this merchant's (35,317 rows removed per read on the benchmark database, 20 ms); planned
+for the merchant's own value it reads the merchant's index (issue 40).
 """
 from __future__ import annotations
 
@@ -53,6 +59,6 @@ async def due(until: datetime, limit: int, *, livemode: bool | None = None, merc
         values += excluded
     rows = await lookup.query(PaymentIntent, f'SELECT expires_at, id FROM "{PaymentIntent._meta.db_table}" '
                                              f"WHERE {' AND '.join(where)} ORDER BY expires_at, id LIMIT {{}}",
-                              [*values, int(limit)])
+                              [*values, int(limit)], custom_plan=merchant_id is not None)
     field = PaymentIntent._meta.fields_map["expires_at"]
     return [(field.to_python_value(r["expires_at"]), r["id"]) for r in rows]
