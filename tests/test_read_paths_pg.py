@@ -90,9 +90,9 @@ async def test_the_invoice_jobs_read_only_the_waiting_rows_under_a_generic_plan(
     seen: list[tuple[str, list]] = []
     query_ = _lookup.query
 
-    async def capturing(model, template, values):
+    async def capturing(model, template, values, **options):
         seen.append((_lookup._numbered(template, "postgres"), list(values)))
-        return await query_(model, template, values)
+        return await query_(model, template, values, **options)
     monkeypatch.setattr(_lookup, "query", capturing)
     scope = scheduler.Scope(livemode=False, exclude_merchants=frozenset({merchant.id}))
     await gib_payments._due_intents(scope, clock.now(), 100)

@@ -23,7 +23,7 @@ from tortoise.transactions import in_transaction
 
 from models.core import Merchant
 from models.intents import PaymentIntent
-from services import events, idempotency, scheduler
+from services import due_reads, events, idempotency, scheduler
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra import db
 from services.infra.runtime import runtime
@@ -550,21 +550,9 @@ async def _due_authorizations(scope: scheduler.Scope, until: datetime, limit: in
     """The authorizations past their validity, earliest first: through the partial index of the
     open authorizations (intents migration 0015), whose predicate is written here as a literal
     (a parameter would not match it under PostgreSQL's generic plan)."""
-    where = ["status = 'requires_capture'", "expires_at <= {}", "livemode = {}"]
-    values: list = [lookup.db_value(PaymentIntent, "expires_at", until),
-                    lookup.db_value(PaymentIntent, "livemode", scope.livemode)]
-    if scope.merchant_id:
-        where.append("merchant_id = {}")
-        values.append(scope.merchant_id)
-    excluded = sorted(scope.exclude_merchants)
-    if excluded:
-        where.append(f"merchant_id NOT IN ({', '.join('{}' for _ in excluded)})")
-        values += excluded
-    rows = await lookup.query(PaymentIntent, f'SELECT expires_at, id FROM "{PaymentIntent._meta.db_table}" '
-                                             f"WHERE {' AND '.join(where)} ORDER BY expires_at, id LIMIT {{}}",
-                              [*values, int(limit)])
-    field = PaymentIntent._meta.fields_map["expires_at"]
-    return [(field.to_python_value(r["expires_at"]), r["id"]) for r in rows]
+    return await due_reads.due(PaymentIntent, predicate="status = 'requires_capture'", column="expires_at",
+                               until=until, limit=limit, livemode=scope.livemode, merchant_id=scope.merchant_id,
+                               exclude_merchants=scope.exclude_merchants)
 
 
 async def _run_expiry(intent_id: str, when: datetime) -> str | None:

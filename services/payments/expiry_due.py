@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from models import _lookup as lookup
 from models.intents import PaymentIntent
+from services import due_reads
 
 UNPAID = ("requires_payment_method", "requires_confirmation", "requires_action")    # intents.UNPAID is this
 
@@ -41,24 +41,7 @@ async def due(until: datetime, limit: int, *, livemode: bool | None = None, merc
     first, at most `limit`; confined to a mode, a merchant or all but some merchants when given.
     `with_references=False` leaves out Fawry references still waiting (their job expires them);
     `references_only=True` reads only those (that job's read)."""
-    where = [OPEN, "expires_at <= {}"]
-    values: list = [lookup.db_value(PaymentIntent, "expires_at", until)]
-    if references_only:
-        where.append(_WAITING_REFERENCE)
-    elif not with_references:
-        where.append("NOT " + _WAITING_REFERENCE)
-    if livemode is not None:
-        where.append("livemode = {}")
-        values.append(lookup.db_value(PaymentIntent, "livemode", livemode))
-    if merchant_id is not None:
-        where.append("merchant_id = {}")
-        values.append(merchant_id)
-    excluded = sorted(exclude_merchants)
-    if excluded:
-        where.append(f"merchant_id NOT IN ({', '.join('{}' for _ in excluded)})")
-        values += excluded
-    rows = await lookup.query(PaymentIntent, f'SELECT expires_at, id FROM "{PaymentIntent._meta.db_table}" '
-                                             f"WHERE {' AND '.join(where)} ORDER BY expires_at, id LIMIT {{}}",
-                              [*values, int(limit)], custom_plan=merchant_id is not None)
-    field = PaymentIntent._meta.fields_map["expires_at"]
-    return [(field.to_python_value(r["expires_at"]), r["id"]) for r in rows]
+    also = [_WAITING_REFERENCE] if references_only else [] if with_references else ["NOT " + _WAITING_REFERENCE]
+    return await due_reads.due(PaymentIntent, predicate=OPEN, column="expires_at", until=until, limit=limit,
+                               livemode=livemode, merchant_id=merchant_id, exclude_merchants=exclude_merchants,
+                               also=also)

@@ -19,10 +19,9 @@ from decimal import Decimal
 
 from tortoise.exceptions import IntegrityError
 
-from models import _lookup as lookup
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
-from services import scheduler
+from services import due_reads, scheduler
 from services.billing import invoices
 from services.einvoicing import core
 from services.einvoicing.gib import documents, ubl
@@ -102,22 +101,9 @@ async def _waiting(model, scope: scheduler.Scope, until: datetime, limit: int,
                    also: str = "") -> list[tuple[datetime, str]]:
     """(created_at, id) of `model`'s rows of `scope` still waiting for their invoice, created at
     or before `until`, oldest first."""
-    where = [_WAITING, "created_at <= {}", "livemode = {}"]
-    values: list = [lookup.db_value(model, "created_at", until), lookup.db_value(model, "livemode", scope.livemode)]
-    if also:
-        where.append(also)
-    if scope.merchant_id:
-        where.append("merchant_id = {}")
-        values.append(scope.merchant_id)
-    excluded = sorted(scope.exclude_merchants)
-    if excluded:
-        where.append(f"merchant_id NOT IN ({', '.join('{}' for _ in excluded)})")
-        values += excluded
-    rows = await lookup.query(model, f'SELECT created_at, id FROM "{model._meta.db_table}" '
-                                     f"WHERE {' AND '.join(where)} ORDER BY created_at, id LIMIT {{}}",
-                              [*values, int(limit)])
-    field = model._meta.fields_map["created_at"]
-    return [(field.to_python_value(r["created_at"]), r["id"]) for r in rows]
+    return await due_reads.due(model, predicate=_WAITING, column="created_at", until=until, limit=limit,
+                               livemode=scope.livemode, merchant_id=scope.merchant_id,
+                               exclude_merchants=scope.exclude_merchants, also=[also] if also else [])
 
 
 async def _due(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
