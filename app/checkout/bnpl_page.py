@@ -9,12 +9,11 @@ Arabic, English or Turkish.
 from __future__ import annotations
 
 from datetime import date
-from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from app.checkout import common, i18n
-from services.errors import Conflict, NotFound, ValidationError
+from services.errors import Conflict
 from services.payments import bnpl, methods, pricing
 
 METHOD = r"{method:bnpl_split4|bnpl_split3}"
@@ -62,17 +61,8 @@ def schedule_rows(schedule: list[dict], currency: str, lang: str) -> list[dict]:
             for k, p in enumerate(schedule)]
 
 
-def _headers(page: common.Page, return_url: str | None) -> dict[str, str]:
-    headers = common.security_headers(page.settings["settings"])
-    if return_url:
-        parts = urlsplit(return_url)
-        headers["Content-Security-Policy"] = headers["Content-Security-Policy"].replace(
-            "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}")
-    return headers
-
-
 def _render(page: common.Page, view: bnpl.PageView, method: str, token: str, *, status: int = 200,
-            error: str | None = None) -> web.Response:
+            error: str | None = None, error_field: str | None = None) -> web.Response:
     i = view.intent
     lang = _lang(page.lang)
     lab = LABELS[lang]
@@ -84,44 +74,20 @@ def _render(page: common.Page, view: bnpl.PageView, method: str, token: str, *, 
         "rows": schedule_rows(view.schedule, i.currency, lang),
         "action": f"{page.settings['pay_prefix']}/{i.id}/{method}"})
     return web.Response(text=html, status=status, content_type="text/html", charset="utf-8",
-                        headers=_headers(page, i.return_url))
+                        headers=common.return_headers(page, i.return_url))
 
 
 def _finished(page: common.Page) -> web.Response:
     return page.message("gone", 410, page.t.gone_title, LABELS[_lang(page.lang)]["finished"])
 
 
-async def provider_page(request: web.Request) -> web.Response:
-    page = common.Page(request)
-    method, token = request.match_info["method"], request.query.get("token") or ""
-    try:
-        view = await bnpl.page_view(intent_id=request.match_info["id"], method=method, token=token)
-    except NotFound:
-        return common.not_found(page)
-    except bnpl.Gone:
-        return _finished(page)
-    return _render(common.Page(request, explicit=view.intent.locale), view, method, token)
+async def _complete(intent_id: str, method: str, token: str, form: dict[str, str]):
+    return await bnpl.complete_page(intent_id=intent_id, method=method, token=token, action=form.get("action"))
 
 
-async def provider_submit(request: web.Request) -> web.Response:
-    try:
-        form = await common.read_form(request)
-    except ValidationError:
-        return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
-    page = common.Page(request)
-    method, token = request.match_info["method"], form.get("token") or ""
-    try:
-        r = await bnpl.complete_page(intent_id=request.match_info["id"], method=method, token=token,
-                                     action=form.get("action"))
-    except NotFound:
-        return common.not_found(page)
-    except (bnpl.Gone, Conflict):          # finished, or another answer on this page got there first
-        return _finished(page)
-    except ValidationError as e:
-        view = await bnpl.page_view(intent_id=request.match_info["id"], method=method, token=token)
-        return _render(common.Page(request, explicit=view.intent.locale), view, method, token, status=400,
-                       error=e.message)
-    raise web.HTTPSeeOther(r.redirect_url, headers=_headers(page, r.redirect_url))
+# finished, or (Conflict) another answer on this page got there first
+provider_page, provider_submit = common.provider_pages(view_of=bnpl.page_view, complete=_complete, render=_render,
+                                                       finished=_finished, gone=(bnpl.Gone, Conflict))
 
 
 # The hosted checkout's labels for BNPL (added to the checkout's own at start, kept here).

@@ -8,8 +8,11 @@ import hashlib
 import hmac
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 import jinja2
 from aiohttp import web
@@ -190,6 +193,62 @@ async def read_form(request: web.Request) -> dict[str, str]:
             out[k] = v[:500]
     request["checkout_form"] = out
     return out
+
+
+# ---------------------------------------------------------------- a provider's sandbox page
+
+def return_headers(page: Page, return_url: str | None) -> dict[str, str]:
+    """The checkout's headers for a sandbox provider's page, whose form may also lead (a 303) to
+    the merchant's return_url origin."""
+    headers = security_headers(page.settings["settings"])
+    if return_url:
+        parts = urlsplit(return_url)
+        headers["Content-Security-Policy"] = headers["Content-Security-Policy"].replace(
+            "form-action 'self'", f"form-action 'self' {parts.scheme}://{parts.netloc}")
+    return headers
+
+
+def provider_pages(*, view_of: Callable[..., Awaitable[Any]], complete: Callable[..., Awaitable[Any]],
+                   render: Callable[..., web.Response], finished: Callable[[Page], web.Response],
+                   gone: tuple[type[Exception], ...]) -> tuple[Callable, Callable]:
+    """The GET and POST handlers of a sandbox provider's page (a redirect method's bank page, a
+    BNPL provider's page) under `{pay}/{id}/{method}`: `view_of(intent_id=, method=, token=)`
+    reads what the page shows, `complete(intent_id, method, token, form)` acts on the buyer's
+    answer (its result has `redirect_url`), `render(page, view, method, token, status=, error=,
+    error_field=)` draws it. 404 for an unknown payment or token, 410 (`finished`) once one of
+    `gone` is raised, the page again with a 400 for a refused answer, else a 303 to where the
+    answer leads."""
+    async def page_handler(request: web.Request) -> web.Response:
+        page = Page(request)
+        method, token = request.match_info["method"], request.query.get("token") or ""
+        try:
+            view = await view_of(intent_id=request.match_info["id"], method=method, token=token)
+        except NotFound:
+            return not_found(page)
+        except gone:
+            return finished(page)
+        return render(Page(request, explicit=view.intent.locale), view, method, token)
+
+    async def submit_handler(request: web.Request) -> web.Response:
+        try:
+            form = await read_form(request)
+        except ValidationError:
+            return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
+        page = Page(request)
+        method, token = request.match_info["method"], form.get("token") or ""
+        try:
+            r = await complete(request.match_info["id"], method, token, form)
+        except NotFound:
+            return not_found(page)
+        except gone:
+            return finished(page)
+        except ValidationError as e:
+            view = await view_of(intent_id=request.match_info["id"], method=method, token=token)
+            return render(Page(request, explicit=view.intent.locale), view, method, token, status=400,
+                          error=e.message, error_field=e.param)
+        raise web.HTTPSeeOther(r.redirect_url, headers=return_headers(page, r.redirect_url))
+
+    return page_handler, submit_handler
 
 
 def form_error(request, page: Page, c, form, message: str, field: str | None, *, declined: bool = False,

@@ -10,27 +10,13 @@ need this module (app/checkout/__init__.py installs both); it shares their piece
 app/checkout/common.py."""
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from aiohttp import web
 
 from app.checkout import common
-from services.errors import NotFound, ValidationError
 from services.payments import local_methods, methods, pricing
 
 METHOD = r"{method:knet|benefit}"
 PAY_ID = r"{id:pay_[0-9A-Za-z]{1,40}}"
-
-
-def _headers(page: common.Page, return_url: str | None) -> dict[str, str]:
-    """The checkout's headers; the form may also lead (a 303) to the merchant's return_url origin."""
-    headers = common.security_headers(page.settings["settings"])
-    if return_url:
-        parts = urlsplit(return_url)
-        origin = f"{parts.scheme}://{parts.netloc}"
-        headers["Content-Security-Policy"] = headers["Content-Security-Policy"].replace(
-            "form-action 'self'", f"form-action 'self' {origin}")
-    return headers
 
 
 def _render(page: common.Page, view: local_methods.PageView, method: str, token: str, *, status: int = 200,
@@ -44,45 +30,21 @@ def _render(page: common.Page, view: local_methods.PageView, method: str, token:
         "action": f"{prefix}/{i.id}/{method}", "error": error, "error_field": error_field,
         "test": not i.livemode})
     return web.Response(text=html, status=status, content_type="text/html", charset="utf-8",
-                        headers=_headers(page, i.return_url))
+                        headers=common.return_headers(page, i.return_url))
 
 
 def _finished(page: common.Page) -> web.Response:
     return page.message("gone", 410, page.t.gone_title, page.t.sandbox_finished)
 
 
-async def bank_page(request: web.Request) -> web.Response:
-    page = common.Page(request)
-    method, token = request.match_info["method"], request.query.get("token") or ""
-    try:
-        view = await local_methods.redirect_view(intent_id=request.match_info["id"], method=method, token=token)
-    except NotFound:
-        return common.not_found(page)
-    except local_methods.Gone:
-        return _finished(page)
-    return _render(common.Page(request, explicit=view.intent.locale), view, method, token)
+async def _complete(intent_id: str, method: str, token: str, form: dict[str, str]):
+    return await local_methods.complete_redirect(
+        intent_id=intent_id, method=method, token=token, action=form.get("action") or "pay",
+        bank=form.get("bank"), card_number=form.get("card_number"), pin=form.get("pin"))
 
 
-async def bank_submit(request: web.Request) -> web.Response:
-    try:
-        form = await common.read_form(request)
-    except ValidationError:
-        return web.Response(status=415, text="Send the form as application/x-www-form-urlencoded")
-    page = common.Page(request)
-    method, token = request.match_info["method"], form.get("token") or ""
-    try:
-        r = await local_methods.complete_redirect(
-            intent_id=request.match_info["id"], method=method, token=token, action=form.get("action") or "pay",
-            bank=form.get("bank"), card_number=form.get("card_number"), pin=form.get("pin"))
-    except NotFound:
-        return common.not_found(page)
-    except local_methods.Gone:
-        return _finished(page)
-    except ValidationError as e:
-        view = await local_methods.redirect_view(intent_id=request.match_info["id"], method=method, token=token)
-        page = common.Page(request, explicit=view.intent.locale)
-        return _render(page, view, method, token, status=400, error=e.message, error_field=e.param)
-    raise web.HTTPSeeOther(r.redirect_url, headers=_headers(page, r.redirect_url))
+bank_page, bank_submit = common.provider_pages(view_of=local_methods.redirect_view, complete=_complete,
+                                               render=_render, finished=_finished, gone=(local_methods.Gone,))
 
 
 def install(router: web.UrlDispatcher, pay: str) -> None:
