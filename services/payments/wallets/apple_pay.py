@@ -24,7 +24,6 @@ Nothing here logs or puts into an exception message the device number or the cry
 from __future__ import annotations
 
 import base64
-import binascii
 import functools
 import hashlib
 import json
@@ -43,6 +42,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.concatkdf import ConcatKDFHash
 from cryptography.x509.oid import NameOID, ObjectIdentifier
 
+from services.payments.wallets import tokens
 from services.payments.wallets.errors import TokenExpired, TokenInvalid
 
 LEAF_OID = ObjectIdentifier("1.2.840.113635.100.6.29")
@@ -56,8 +56,6 @@ _ZERO_IV = b"\x00" * 16
 
 # ---------------------------------------------------------------- the merchant's key and certificate
 
-def new_private_key() -> ec.EllipticCurvePrivateKey:
-    return ec.generate_private_key(ec.SECP256R1())
 
 
 def make_csr(key: ec.EllipticCurvePrivateKey, *, common_name: str) -> str:
@@ -155,13 +153,6 @@ class ParsedToken:
     transaction_identifier: str | None
 
 
-def _b64(value: Any, what: str) -> bytes:
-    if not isinstance(value, str) or not value:
-        raise TokenInvalid(f"{what} is missing")
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError) as e:
-        raise TokenInvalid(f"{what} is not valid base64") from e
 
 
 def _hex(value: Any, what: str) -> bytes:
@@ -193,8 +184,8 @@ def parse_token(token: Any) -> ParsedToken:
         raise TokenInvalid("paymentData.header is missing")
     app_data = header.get("applicationData")
     transaction_id = header.get("transactionId")
-    _b64(header.get("publicKeyHash"), "header.publicKeyHash")
-    h = Header(ephemeral_public_key=_b64(header.get("ephemeralPublicKey"), "header.ephemeralPublicKey"),
+    tokens.b64(header.get("publicKeyHash"), "header.publicKeyHash")
+    h = Header(ephemeral_public_key=tokens.b64(header.get("ephemeralPublicKey"), "header.ephemeralPublicKey"),
                public_key_hash=header["publicKeyHash"],
                transaction_id=transaction_id if isinstance(transaction_id, str) else "",
                application_data=_hex(app_data, "header.applicationData") if app_data else b"")
@@ -204,8 +195,8 @@ def parse_token(token: Any) -> ParsedToken:
     method = token.get("paymentMethod") if isinstance(token.get("paymentMethod"), dict) else {}
     network = method.get("network") if isinstance(method.get("network"), str) else None
     tid = token.get("transactionIdentifier")
-    return ParsedToken(data=_b64(pd.get("data"), "paymentData.data"),
-                       signature=_b64(pd.get("signature"), "paymentData.signature"), header=h,
+    return ParsedToken(data=tokens.b64(pd.get("data"), "paymentData.data"),
+                       signature=tokens.b64(pd.get("signature"), "paymentData.signature"), header=h,
                        network=network, transaction_identifier=tid if isinstance(tid, str) else None)
 
 
@@ -221,15 +212,6 @@ def _has_ext(cert: x509.Certificate, oid: ObjectIdentifier) -> bool:
         return False
 
 
-def _verify_signature(public_key, signature: bytes, data: bytes, hash_algo) -> bool:
-    try:
-        if isinstance(public_key, ec.EllipticCurvePublicKey):
-            public_key.verify(signature, data, ec.ECDSA(hash_algo))
-        else:
-            return False
-        return True
-    except InvalidSignature:
-        return False
 
 
 def _issued_by(cert: x509.Certificate, issuer: x509.Certificate) -> bool:
@@ -294,7 +276,7 @@ def verify_signature(t: ParsedToken, *, roots: list[x509.Certificate], now: date
             raise TokenInvalid("the signature was not made by the leaf certificate")
     # The signature covers the DER of the signed attributes as a SET (RFC 5652, 5.4).
     signed_attrs = attrs.untag().dump(force=True)
-    if not _verify_signature(leaf.public_key(), signer["signature"].native, signed_attrs, _HASHES[algo]()):
+    if not tokens.ecdsa_ok(leaf.public_key(), signer["signature"].native, signed_attrs, _HASHES[algo]()):
         raise TokenInvalid("the signature is not valid")
     signing_time = found.get("signing_time")
     if signing_time is None:

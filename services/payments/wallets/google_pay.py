@@ -20,7 +20,6 @@ the keys and the time and calls them.
 from __future__ import annotations
 
 import base64
-import binascii
 import hmac as std_hmac
 import json
 import struct
@@ -28,12 +27,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, hmac, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from services.payments.wallets import tokens
 from services.payments.wallets.errors import TokenExpired, TokenInvalid
 
 PROTOCOL = "ECv2"
@@ -57,8 +56,6 @@ def length_prefixed(*parts: bytes) -> bytes:
 
 # ---------------------------------------------------------------- Qafila's key pair
 
-def new_private_key() -> ec.EllipticCurvePrivateKey:
-    return ec.generate_private_key(ec.SECP256R1())
 
 
 def public_key_b64(key: ec.EllipticCurvePrivateKey | ec.EllipticCurvePublicKey) -> str:
@@ -101,13 +98,6 @@ def _ms(now: datetime) -> int:
     return int(now.timestamp() * 1000)
 
 
-def _b64(value: Any, what: str) -> bytes:
-    if not isinstance(value, str) or not value:
-        raise TokenInvalid(f"{what} is missing")
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError) as e:
-        raise TokenInvalid(f"{what} is not valid base64") from e
 
 
 def _json(value: Any, what: str) -> dict:
@@ -122,12 +112,6 @@ def _json(value: Any, what: str) -> dict:
     return out
 
 
-def _ecdsa_ok(key: ec.EllipticCurvePublicKey, signature: bytes, data: bytes) -> bool:
-    try:
-        key.verify(signature, data, ec.ECDSA(hashes.SHA256()))
-        return True
-    except InvalidSignature:
-        return False
 
 
 @dataclass(frozen=True)
@@ -146,7 +130,7 @@ def verify(token: Any, *, roots: list[RootKey], now: datetime) -> Verified:
         raise TokenInvalid("the token must be the PaymentMethodToken JSON")
     if token.get("protocolVersion") != PROTOCOL:
         raise TokenInvalid(f"protocolVersion must be {PROTOCOL}")
-    signature = _b64(token.get("signature"), "signature")
+    signature = tokens.b64(token.get("signature"), "signature")
     isk = token.get("intermediateSigningKey")
     if not isinstance(isk, dict):
         raise TokenInvalid("intermediateSigningKey is missing")
@@ -160,8 +144,8 @@ def verify(token: Any, *, roots: list[RootKey], now: datetime) -> Verified:
     now_ms = _ms(now)
     live_roots = [r for r in roots if r.expires_ms is None or r.expires_ms > now_ms]
     key_data = length_prefixed(SENDER.encode(), PROTOCOL.encode(), signed_key_text.encode("utf-8"))
-    decoded = [_b64(s, "intermediateSigningKey.signatures") for s in sigs]
-    if not any(_ecdsa_ok(r.key, s, key_data) for r in live_roots for s in decoded):
+    decoded = [tokens.b64(s, "intermediateSigningKey.signatures") for s in sigs]
+    if not any(tokens.ecdsa_ok(r.key, s, key_data) for r in live_roots for s in decoded):
         raise TokenInvalid("the intermediate signing key is not signed by a Google root signing key")
     exp = signed_key.get("keyExpiration")
     if not isinstance(exp, str) or not exp.isdigit():
@@ -169,23 +153,23 @@ def verify(token: Any, *, roots: list[RootKey], now: datetime) -> Verified:
     if int(exp) <= now_ms:
         raise TokenExpired("the intermediate signing key has expired")
     try:
-        inter = serialization.load_der_public_key(_b64(signed_key.get("keyValue"), "signedKey.keyValue"))
+        inter = serialization.load_der_public_key(tokens.b64(signed_key.get("keyValue"), "signedKey.keyValue"))
     except ValueError as e:
         raise TokenInvalid("the intermediate signing key is not a public key") from e
     if not isinstance(inter, ec.EllipticCurvePublicKey):
         raise TokenInvalid("the intermediate signing key is not an EC key")
     msg_data = length_prefixed(SENDER.encode(), RECIPIENT.encode(), PROTOCOL.encode(),
                                signed_message_text.encode("utf-8"))
-    if not _ecdsa_ok(inter, signature, msg_data):
+    if not tokens.ecdsa_ok(inter, signature, msg_data):
         raise TokenInvalid("the message signature is not valid")
     return Verified(signed_message=signed_message)
 
 
 def decrypt(signed_message: dict, *, private_keys: list[ec.EllipticCurvePrivateKey]) -> dict:
     """Step 4 with the first key whose MAC checks (the current key, then the previous)."""
-    ct = _b64(signed_message.get("encryptedMessage"), "signedMessage.encryptedMessage")
-    eph_bytes = _b64(signed_message.get("ephemeralPublicKey"), "signedMessage.ephemeralPublicKey")
-    tag = _b64(signed_message.get("tag"), "signedMessage.tag")
+    ct = tokens.b64(signed_message.get("encryptedMessage"), "signedMessage.encryptedMessage")
+    eph_bytes = tokens.b64(signed_message.get("ephemeralPublicKey"), "signedMessage.ephemeralPublicKey")
+    tag = tokens.b64(signed_message.get("tag"), "signedMessage.tag")
     try:
         eph = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), eph_bytes)
     except ValueError as e:

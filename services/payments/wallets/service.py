@@ -37,7 +37,7 @@ from services.ids import new_id
 from services.infra.runtime import runtime
 from services.payments import cards, mada
 from services.payments.providers.base import WalletAuthorization
-from services.payments.wallets import apple_pay, google_pay
+from services.payments.wallets import apple_pay, google_pay, tokens
 from services.payments.wallets.errors import (
     NotConfigured,
     TokenExpired,
@@ -113,7 +113,7 @@ async def create_apple_pay_csr(*, principal: Principal, data: Any = None) -> App
     Apple. The key waits (`pending`) for the certificate Apple issues."""
     _secret_only(principal)
     Fields(data if data is not None else {}).reject_unknown()
-    key = apple_pay.new_private_key()
+    key = tokens.new_private_key()
     now = runtime().clock.now()
     kid = new_id("apk")
     return await ApplePayKey.create(
@@ -191,7 +191,7 @@ async def _google_rows(livemode: bool) -> list[GooglePayKey]:
     if not rows and not await GooglePayKey.filter(livemode=livemode).exists():
         # The first key of a mode has a fixed id: two processes starting together make one.
         kid = f"gpk_first_{'live' if livemode else 'test'}"
-        key = google_pay.new_private_key()
+        key = tokens.new_private_key()
         try:
             await GooglePayKey.create(id=kid, livemode=livemode, status="current",
                                       public_key=google_pay.public_key_b64(key),
@@ -212,7 +212,7 @@ async def ensure_google_pay_keys() -> None:
 async def rotate_google_pay_key(*, livemode: bool) -> GooglePayKey:
     """A new current key; the current one becomes previous (still decrypts), the previous is retired."""
     await _google_rows(livemode)
-    key = google_pay.new_private_key()
+    key = tokens.new_private_key()
     kid = new_id("gpk")
     async with in_transaction():
         await GooglePayKey.filter(livemode=livemode, status="previous").update(status="retired")
