@@ -325,4 +325,4 @@ def test_the_sandbox_takes_the_issue_date_rule_against_the_merchants_clock():
                           number=doc.number)
     assert sandbox.check(signed, today=date(2030, 6, 1)) == []          # the merchant's clock says it is that day
     late = sandbox.check(signed, today=date(2030, 5, 31))
-    assert [m["code"] for m in late] == ["sch-TimeCheck-1"] and "2030-06-01" in late[0]["message"]
+    assert [m["code"] for m in late] == ["TimeCheck-1"] and "2030-06-01" in late[0]["message"]

@@ -4,9 +4,9 @@ simulator is, and called in-process. It behaves as GİB's integrators document:
 - its taxpayer list (GİB's e-Fatura registered users): VKN 1234567808 and 9876543209 are
   registered, with the aliases `urn:mail:defaultpk@<vkn>.sandbox.qafila.dev`; other numbers are not;
 - it takes an unsigned UBL-TR document, signs it with its own financial seal (XAdES-BES, see
-  signing.py), checks the signed document against GİB's UBL-TR XSDs and schematron (the
-  efatura-kontrol package ships GİB's own files) and answers `sent` with the signed XML, or
-  `rejected` with the rules' messages; a buyer VKN 1111111114 is always refused (GİB's rule
+  signing.py), checks the signed document against GİB's UBL-TR XSDs and schematron (GİB's own
+  files, shipped in data/ and run by rules.py) and answers `sent` with the signed XML, or
+  `rejected` with the rules' messages (`code` GİB's rule id, `message` GİB's text); a buyer VKN 1111111114 is always refused (GİB's rule
   that the buyer be a known taxpayer), to try a rejection;
 - it answers nothing (transient) while a test outage of authority `gib` holds for the merchant
   (POST /api/test-helpers/einvoicing/outage), at the merchant's test-clock time;
@@ -21,7 +21,7 @@ from datetime import datetime, time, timedelta, timezone
 from lxml import etree
 
 from services.einvoicing import core
-from services.einvoicing.gib import signing, ubl
+from services.einvoicing.gib import rules, signing, ubl
 
 REGISTERED = {"1234567808": "Örnek Alıcı Ticaret A.Ş.", "9876543209": "Deneme Sanayi Ltd. Şti."}
 REFUSED_BUYER = "1111111114"
@@ -45,23 +45,19 @@ def report_time(issued_at: datetime) -> datetime:
     return datetime.combine(day, time(0, 0), tzinfo=ubl.TURKEY).astimezone(timezone.utc)    # stored in UTC
 
 
-CLOCK_RULE = "sch-TimeCheck-1"      # "IssueDate is not after today", today by the checker's own clock
+CLOCK_RULE = "TimeCheck-1"      # "IssueDate is not after today", today by the checker's own clock
 
 
 def check(xml: bytes, *, today=None) -> list[dict]:
     """GİB's rules on a signed document: XSD and schematron errors, as messages. GİB's rule that
     the issue date is not in the future is taken against `today` (the merchant's clock: a test
     clock may run ahead of the real date, which the schematron would use)."""
-    from efatura_kontrol.kontrol import kontrol_et
-
-    report = kontrol_et(xml)
-    out = [{"code": b.kod, "message": b.mesaj, "source": b.kaynak} for b in report.bulgular
-           if b.seviye == "hata" and b.kod != CLOCK_RULE]
+    out = [m for m in rules.check(xml) if m["code"] != CLOCK_RULE]
     if today is not None:
         issued = ubl.text(etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True)),
                           "cbc:IssueDate")
         if issued and issued > today.isoformat():
-            out.append({"code": CLOCK_RULE, "source": "sematron",
+            out.append({"code": CLOCK_RULE, "source": "schematron",
                         "message": f"Geçersiz cbc:IssueDate değeri : '{issued}' cbc:IssueDate alanı günün tarihinden "
                                    f"ileri bir tarih olamaz"})
     return out
