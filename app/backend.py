@@ -122,6 +122,7 @@ class Backend:
                                  apple_pay_test_roots=settings.apple_pay_test_roots,
                                  google_pay_test_root_keys=settings.google_pay_test_root_keys,
                                  google_pay_root_keys=settings.google_pay_root_keys,
+                                 session_idle_seconds=settings.session_idle_seconds,
                                  **{f"messaging_{k}": v for k, v in settings.messaging.items()}),
             kv=open_store(settings.redis_url, pool_size=settings.redis_pool_size,
                           pool_timeout=settings.pool_timeout),

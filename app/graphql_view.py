@@ -20,10 +20,11 @@ from strawberry.types.graphql import OperationType
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import BaseGraphQLTransportWSHandler
 
-from rest_compat.routing import client_address, json_response, outage_error, request_id
+from rest_compat.merchant_team import set_cookie
+from rest_compat.routing import client_address, cookie_credentials, json_response, outage_error, request_id
 from schema import format_error
 from schema.context import Context
-from services.identity import auth, ratelimit
+from services.identity import audit, auth, ratelimit, sessions
 from services.errors import DomainError, ValidationError
 from services.infra import faults
 
@@ -51,11 +52,13 @@ class _TransportWSHandler(BaseGraphQLTransportWSHandler):
         key = next((payload[k] for k in ("authorization", "Authorization", "apiKey", "api_key")
                     if isinstance(payload, dict) and isinstance(payload.get(k), str)), None)
         ctx = self.context
-        if key is not None:
-            header = key if key.lower().startswith("bearer ") else f"Bearer {key}"
+        cookie = ctx.request.cookies.get(sessions.COOKIE) if key is None and self.view.kind == "main" else None
+        if key is not None or cookie:
+            header = None if key is None else key if key.lower().startswith("bearer ") else f"Bearer {key}"
             try:
                 ctx._principal, ctx._auth_error = await self.view.authenticate(
-                    header, allow_publishable=False, client_address=getattr(ctx, "client_address", None)), None
+                    header, allow_publishable=False, client_address=getattr(ctx, "client_address", None),
+                    **({"cookie": cookie} if cookie else {})), None
             except DomainError:
                 ctx._principal = None
         if ctx._principal is None or ctx._auth_error is not None:
@@ -100,14 +103,16 @@ class QafilaGraphQLView(GraphQLView):
         principal, auth_error, state = None, None, None
         counted = request.method == "POST" or bool(request.query.get("query"))
         header = request.headers.get("Authorization")
-        if header:
+        audit.set_request(ip=client_address(request), user_agent=request.headers.get("User-Agent"))
+        cookie = cookie_credentials(request) if self.kind == "main" and not header else {}
+        if header or cookie:
             try:
                 if counted and self.admit is not None:
                     principal, state = await self.admit(header, rule=self.rate_rule, allow_publishable=False,
-                                                        client_address=client_address(request))
+                                                        client_address=client_address(request), **cookie)
                 else:
                     principal = await self.authenticate(header, allow_publishable=False,
-                                                        client_address=client_address(request))
+                                                        client_address=client_address(request), **cookie)
             except DomainError as err:
                 auth_error = err
             if auth_error is not None and auth_error.status == 429:    # an address guessing keys
@@ -146,6 +151,8 @@ class QafilaGraphQLView(GraphQLView):
         if ctx.retry_after is not None:          # a resolver met an outage: see process_result
             response.set_status(503)
             response.headers["Retry-After"] = str(ctx.retry_after)
+        if ctx.session_cookie is not None:       # a cookie session signed in (otpVerify, twoFactorVerify)
+            set_cookie(response, ctx.session_cookie)
         return response
 
     async def render_graphql_ide(self, request: web.Request) -> web.Response:

@@ -46,6 +46,7 @@ class Settings:
     body_timeout: float = 30.0             # QAFILA_BODY_TIMEOUT: a request body must arrive within it
     max_connections: int = 1000            # QAFILA_MAX_CONNECTIONS: open client connections per process
     max_connections_per_client: int = 256  # QAFILA_MAX_CONNECTIONS_PER_CLIENT: per client address, 0 = no limit
+    session_idle_seconds: int = 1800       # QAFILA_SESSION_IDLE_SECONDS: a member's idle session ends (10-86400)
 
     @property
     def embedded_store(self) -> bool:
@@ -163,6 +164,8 @@ def capacity_settings(e: dict[str, str]) -> dict:
                                    what="open client connections per process"),
         "max_connections_per_client": _number(e, "QAFILA_MAX_CONNECTIONS_PER_CLIENT", 256, 0, 1000000,
                                               integer=True, what="per client address; 0 means no limit"),
+        "session_idle_seconds": _number(e, "QAFILA_SESSION_IDLE_SECONDS", 1800, 10, 86400, integer=True,
+                                        what="seconds a member's session may stay idle"),
     }
 
 

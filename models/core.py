@@ -16,6 +16,7 @@ class Merchant(Model):
     email = fields.CharField(max_length=254, unique=True)
     name = fields.CharField(max_length=200, default="")
     country = fields.CharField(max_length=2, default="TR")
+    require_two_factor = fields.BooleanField(default=False)   # members without 2FA enrol at next sign-in
     created_at = fields.DatetimeField()
 
     class Meta:

@@ -162,4 +162,5 @@ def interface() -> Interface:
     return Interface(name="v1", prefix="/v1", routes=ROUTES + local_methods.V1_ROUTES + installment_routes
                      + wallets.V1_ROUTES + bnpl.V1_ROUTES,
                      render_error=render_error,
-                     rate_rule=ratelimit.INTENTS_V1, admit=auth.admit)
+                     rate_rule=ratelimit.INTENTS_V1, admit=auth.admit,
+                     cookies=True)

@@ -4,6 +4,7 @@ Errors carry the documented message for their status ("Invalid request body", "I
 key", ...); the specific reason is in `detail` and the field in `param`."""
 from __future__ import annotations
 
+from rest_compat import merchant_team
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import page, ts
 from services.identity import api_keys, auth, ratelimit
@@ -38,10 +39,8 @@ async def auth_request_otp(call: Call) -> dict:
     return {"request_id": r.request_id, "expires_in": r.expires_in}
 
 
-async def auth_verify_otp(call: Call) -> dict:
-    s = await auth.verify_otp(data=await call.body())
-    return {"token": s.token, "merchant_id": s.merchant_id, "expires_in": s.expires_in,
-            "merchant_created": s.merchant_created}
+async def auth_verify_otp(call: Call):
+    return merchant_team.session_answer(await auth.verify_otp(data=await call.body()))
 
 
 # ---------------------------------------------------------------- API keys
@@ -72,7 +71,8 @@ ROUTES: list[Route] = [
     Route("POST", "/auth/request-otp", auth_request_otp, auth="public", summary="Send a one-time password",
           request_fields=("email",), response_fields=("request_id", "expires_in")),
     Route("POST", "/auth/verify-otp", auth_verify_otp, auth="public", summary="Exchange the code for a token",
-          request_fields=("request_id", "otp"), response_fields=("token", "merchant_id")),
+          request_fields=("request_id", "otp", "merchant_id", "session"),
+          response_fields=("merchant_id", "member_id", "two_factor")),
     Route("GET", "/api-keys", api_keys_list, summary="List API keys",
           response_fields=("data", "has_more")),
     Route("POST", "/api-keys", api_keys_create, summary="Create an API key",
@@ -90,6 +90,7 @@ def interface() -> Interface:
     routes = (ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
               + merchant_links.ROUTES
               + merchant_money.ROUTES + local_methods.API_ROUTES + installment_routes
-              + merchant_einvoicing.ROUTES + wallets.API_ROUTES)
+              + merchant_einvoicing.ROUTES + wallets.API_ROUTES + merchant_team.ROUTES)
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
-                     rate_rule=ratelimit.MERCHANT_API, admit=auth.admit)
+                     rate_rule=ratelimit.MERCHANT_API, admit=auth.admit,
+                     cookies=True)

@@ -13,7 +13,7 @@ import orjson
 from aiohttp import web
 
 from services import idempotency
-from services.identity import auth, ratelimit
+from services.identity import audit, auth, permissions, ratelimit, sessions
 from services.errors import DomainError, NotFound, ServiceUnavailable, ValidationError
 from services.ids import check_id, new_id
 from services.infra import faults
@@ -200,6 +200,8 @@ class Interface:
     rate_rule_for: Callable[[Any], ratelimit.Rule] | None = None
     # Optional: authenticate and count the request in one step (auth.admit); else the two above.
     admit: Callable[..., Awaitable[tuple[Any, ratelimit.RateState]]] | None = None
+    # A member's `qafila_session` cookie is a credential here (its writes need X-CSRF-Token).
+    cookies: bool = False
 
 
 def _error_response(iface: Interface, err: DomainError, rid: str) -> web.Response:
@@ -264,13 +266,28 @@ def _method_not_allowed(fixed: dict[str, set[str]], prefix: str, request: web.Re
                           headers={"Allow": ",".join(sorted(allowed))})
 
 
+def cookie_credentials(request: web.Request) -> dict:
+    """The session cookie, the CSRF header and whether the request writes: for auth.admit."""
+    cookie = request.cookies.get(sessions.COOKIE)
+    if not cookie:
+        return {}
+    return {"cookie": cookie, "csrf": request.headers.get("X-CSRF-Token"), "unsafe": request.method not in _SAFE}
+
+
+_SAFE = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
 def _wrap(iface: Interface, route: Route):
     public = route.auth == "public"
     fixed = _fixed_paths(iface) if "{" in route.path else {}
     allow_publishable = route.auth == "key_or_publishable"
     keyed = route.method in ("POST", "PUT")       # a PUT's key is kept and replayed like a POST's
+    needed = None if public else permissions.for_route(iface.name, route.method, route.path)
+    # /me, /me/... and /auth/... (not /merchant): open to a member still to enrol in 2FA
+    own_account = route.path == "/me" or route.path.startswith(("/me/", "/auth/"))
 
     async def handle(request: web.Request) -> web.StreamResponse:
+        audit.set_request(ip=client_address(request), user_agent=request.headers.get("User-Agent"))
         try:
             principal = None
             if public:
@@ -280,16 +297,24 @@ def _wrap(iface: Interface, route: Route):
                 rule = iface.rate_rule
                 principal, state = await iface.admit(request.headers.get("Authorization"), rule=rule,
                                                      allow_publishable=allow_publishable,
-                                                     client_address=client_address(request))
+                                                     client_address=client_address(request),
+                                                     **(cookie_credentials(request) if iface.cookies else {}))
             else:
                 principal = await iface.authenticate(request.headers.get("Authorization"),
                                                      allow_publishable=allow_publishable,
-                                                     client_address=client_address(request))
+                                                     client_address=client_address(request),
+                                                     **(cookie_credentials(request) if iface.cookies else {}))
                 rule = iface.rate_rule_for(principal) if iface.rate_rule_for else iface.rate_rule
                 state = await ratelimit.hit(rule, principal.credential_id)
             if not state.allowed:
                 raise DomainError(rule.message, code="rate_limit_exceeded", status=429,
                                   headers=state.headers())
+            if getattr(principal, "member_id", None) is not None:        # a member's session (any port)
+                if principal.two_factor_pending and not own_account:
+                    raise DomainError("Your merchant requires two-factor sign-in: enrol at /api/me/two-factor/enroll",
+                                      code="two_factor_enrollment_required", status=403)
+                if needed is not None:
+                    permissions.require(principal.permissions, needed)
             try:
                 check_request(route, request)
             except ValidationError as exc:

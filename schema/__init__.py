@@ -12,18 +12,20 @@ from strawberry.tools import merge_types
 from strawberry.types import Info
 
 from schema import operations, request_guard
+from schema import permissions as field_permissions
 from schema.context import Context
 from schema.inputs import install_input_builders
 from schema.relay import NODE_RESOLVERS, Node
 from schema.scalars import SCALAR_OVERRIDES
 from services.errors import DomainError, NotFound
+from services.identity import permissions as member_permissions
 from services.infra import faults
 
 log = logging.getLogger("qafila.graphql")
 
 # Domain modules, in the order their fields appear. Each may define Query, Mutation and/or
 # SubscriptionRoot (the root subscription fields).
-DOMAINS = ["schema.identity", "schema.payments", "schema.intents", "schema.billing", "schema.einvoicing", "schema.money",
+DOMAINS = ["schema.identity", "schema.team", "schema.payments", "schema.intents", "schema.billing", "schema.einvoicing", "schema.money",
            "schema.links", "schema.webhooks", "schema.live_events", "schema.local_methods", "schema.installments",
            "schema.crm", "schema.bnpl"]
 
@@ -40,6 +42,9 @@ class NodeQuery:
         resolver = NODE_RESOLVERS.get(prefix)
         if resolver is None:
             raise NotFound()
+        principal = info.context.maybe_principal
+        if getattr(principal, "member_id", None) is not None and prefix in field_permissions.NODE_PREFIXES:
+            member_permissions.require(principal.permissions, field_permissions.NODE_PREFIXES[prefix])
         return await resolver(info, str(id))
 
 

@@ -24,6 +24,9 @@ class Context:
     # Retry-After of a resolver's outage (503).
     answer_status: int | None = None
     retry_after: int | None = None
+    # Set by a sign-in resolver (otpVerify, twoFactorVerify with session COOKIE): the view sets
+    # the qafila_session cookie to it on the response.
+    session_cookie: str | None = None
 
     @property
     def principal(self) -> Principal:

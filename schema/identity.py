@@ -11,7 +11,8 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
-from services.identity import api_keys, auth, merchants
+from schema.team import TWO_FACTOR_DESCRIPTION, Member, SessionKind, session_fields
+from services.identity import api_keys, auth, merchants, team
 from services.errors import NotFound
 
 
@@ -38,6 +39,13 @@ class Merchant(Node):
     @classmethod
     def of(cls, m, livemode: bool) -> Merchant:
         return cls(id=strawberry.ID(m.id), email=m.email, name=m.name, created_at=m.created_at, livemode=livemode)
+
+    @strawberry.field(description="The signed-in member (a member's session); null for an API key.")
+    async def member(self, info: Info[Context, None]) -> Member | None:
+        principal = info.context.principal
+        if principal.member_id is None:
+            return None
+        return Member.of(await team.me(principal))
 
 
 @strawberry.type
@@ -112,13 +120,25 @@ class OtpRequestPayload:
 class OtpVerifyInput:
     request_id: str
     otp: str
+    merchant_id: strawberry.ID | None = strawberry.field(
+        default=strawberry.UNSET, description="Which merchant to sign in to, for an e-mail in several teams "
+                                              "(default: the oldest membership).")
+    session: SessionKind | None = strawberry.field(
+        default=strawberry.UNSET, description="TOKEN (default): the session token in the answer; COOKIE: the "
+                                              "qafila_session cookie is set and csrfToken answered.")
 
 
 @strawberry.type
 class OtpVerifyPayload:
-    token: str | None = None
+    token: str | None = strawberry.field(default=None, description="The session token (a token session)")
+    csrf_token: str | None = strawberry.field(default=None, description="A cookie session's X-CSRF-Token")
     merchant_id: str | None = None
+    member_id: str | None = None
+    session_id: str | None = None
     expires_in: int | None = None
+    two_factor: str | None = strawberry.field(default=None, description=TWO_FACTOR_DESCRIPTION)
+    challenge_id: str | None = strawberry.field(default=None, description="With twoFactor challenge: "
+                                                                          "twoFactorVerify's challengeId")
     merchant_created: bool | None = strawberry.field(
         default=None, description="True when this verification created the merchant (sign-up).")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
@@ -169,5 +189,4 @@ class Mutation:
         s, errors = await user_errors(lambda: auth.verify_otp(data=to_data(input)))
         if errors:
             return OtpVerifyPayload(user_errors=errors)
-        return OtpVerifyPayload(token=s.token, merchant_id=s.merchant_id, expires_in=s.expires_in,
-                                merchant_created=s.merchant_created)
+        return OtpVerifyPayload(**session_fields(info, s), merchant_created=s.merchant_created)

@@ -9,8 +9,10 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
+from schema import permissions as field_permissions
 from schema.context import Context
 from schema.intents import PaymentIntent
+from schema.operations import member_refusal
 from schema.payments import Payment
 from services import live_events
 
@@ -41,6 +43,9 @@ class PaymentEvent:
                    envelope=e.envelope)
 
 
+_NEEDS = field_permissions.needed(("paymentEvents",))
+
+
 @strawberry.type
 class SubscriptionRoot:
     """Root subscription fields (named so: `Subscription` is the billing subscription type)."""
@@ -52,6 +57,11 @@ class SubscriptionRoot:
     async def payment_events(self, info: Info[Context, None],
                              types: list[str] | None = None) -> AsyncGenerator[PaymentEvent, None]:
         principal = info.context.principal
+        if principal.member_id is not None:
+            # Subscriptions do not run through schema.operations.execute, whose check this is.
+            refused = member_refusal(principal, _NEEDS)
+            if refused is not None:
+                raise refused
         live_events.check_types(types)
         async for event in live_events.stream_typed_events(principal=principal, types=types):
             # DataLoaders cache per context, and a subscription's context lasts as long as its

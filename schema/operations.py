@@ -42,7 +42,9 @@ from strawberry.types.execution import ExecutionResult, PreExecutionError
 from strawberry.types.graphql import OperationType
 from strawberry.utils.operation import get_first_operation, get_operation_type
 
+from schema import permissions as field_permissions
 from schema import request_guard
+from services.identity import permissions as member_permissions
 from services.errors import DomainError
 
 CACHED_TEXTS = 256            # query texts kept per schema (Strawberry's caches kept 128 each)
@@ -589,13 +591,14 @@ class Operation:
     the first operation's, as Strawberry's ExecutionContext does), its type (None: no such
     operation) and request_guard's plan for it (made on first use)."""
 
-    __slots__ = ("name", "type", "plan", "fast")
+    __slots__ = ("name", "type", "plan", "fast", "needs")
 
     def __init__(self, name: str | None, type_: OperationType | None):
         self.name = name
         self.type = type_
         self.plan: Any = _UNPLANNED
         self.fast: Any = _UNPLANNED      # a RootField, or None: graphql-core's execute
+        self.needs: Any = _UNPLANNED     # (permissions its root fields need, open before 2FA enrolment)
 
 
 _UNPLANNED = object()
@@ -637,6 +640,19 @@ def preparer(max_tokens: int):
     def prepare(query: str) -> Prepared:
         return Prepared(parse(query, max_tokens=max_tokens))
     return prepare
+
+
+def member_refusal(principal, needs) -> DomainError | None:
+    """A member's session asking for what its roles do not allow (403 `permission_denied` naming
+    the permission), or for anything but its own account before the 2FA its merchant requires."""
+    perms, own_account = needs
+    if principal.two_factor_pending and not own_account:
+        return DomainError("Your merchant requires two-factor sign-in: enrol first (twoFactorEnroll)",
+                           code="two_factor_enrollment_required", status=403)
+    for p in perms:
+        if p not in principal.permissions:
+            return member_permissions.denied(p)
+    return None
 
 
 def _refused(schema, errors: list[GraphQLError]) -> PreExecutionError:
@@ -683,6 +699,14 @@ async def execute(schema, prepare, rules: tuple, query: str | None, variable_val
             errors = prepared.errors = validate_document(schema._schema, document, rules)
         if errors:
             return _refused(schema, errors)
+        principal = getattr(context_value, "maybe_principal", None)
+        if getattr(principal, "member_id", None) is not None:
+            needs = operation.needs
+            if needs is _UNPLANNED:
+                needs = operation.needs = field_permissions.needed(field_permissions.root_fields(document, name))
+            refused = member_refusal(principal, needs)
+            if refused is not None:
+                return _refused(schema, [GraphQLError(refused.message, original_error=refused)])
         fast = operation.fast
         if fast is _UNPLANNED:
             fast = operation.fast = compile_root_field(schema, document, name)

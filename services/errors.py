@@ -6,8 +6,9 @@ puts it in a payload's userErrors or in errors[].extensions {code, status}.
 from __future__ import annotations
 
 
-# Fields an error may carry besides the four: the decline's reason, a one-time code's attempts left.
-EXTRA_FIELDS = ("decline_code", "attempts_left")
+# Fields an error may carry besides the four: the decline's reason, a one-time code's attempts left,
+# the permission a member's role lacks.
+EXTRA_FIELDS = ("decline_code", "attempts_left", "permission")
 
 
 class DomainError(Exception):

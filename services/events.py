@@ -23,6 +23,7 @@ EVENT_TYPES = (
     "payout.paid", "invoice.sent", "subscription.renewed",
     "subscription.created", "subscription.payment_failed", "subscription.paused", "subscription.resumed",
     "subscription.cancelled", "invoice.created", "invoice.paid", "invoice.updated",
+    "team.member_added", "team.member_removed", "team.member_roles_updated",
 )
 
 

@@ -26,6 +26,7 @@ from tortoise.transactions import in_transaction
 from models import _lookup as lookup
 from models.events import Event, EventWaiting
 from models.webhooks import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookFanout
+from services.identity import audit
 from services.errors import InvalidState, NotFound, ValidationError
 from services.events import EVENT_TYPES
 from services.ids import new_id, random_token
@@ -68,9 +69,19 @@ def sign_v2(secret: str, timestamp: int, body: bytes) -> str:
     return hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
 
 
+def event_data(obj: Any) -> dict:
+    """An event's `data`: `{object}`; an object stored with `_previous_attributes` (an update's
+    changed fields, e.g. team.member_roles_updated) has them as `data.previous_attributes`."""
+    if isinstance(obj, dict) and "_previous_attributes" in obj:
+        obj = dict(obj)
+        return {"previous_attributes": obj.pop("_previous_attributes"), "object": obj}
+    return {"object": obj}
+
+
 def envelope(*, event_id: str, type: str, created: datetime, livemode: bool, obj: Any, merchant_id: str) -> dict:
+    """The delivered event (its `data`: event_data)."""
     return {"id": event_id, "type": type, "created": int(created.timestamp()), "livemode": livemode,
-            "data": {"object": obj}, "merchant_id": merchant_id}
+            "data": event_data(obj), "merchant_id": merchant_id}
 
 
 def signed_request(secret: str, payload: dict) -> tuple[bytes, dict[str, str]]:
@@ -184,9 +195,13 @@ async def configure_endpoint(*, principal: Principal, data: dict) -> WebhookEndp
         if await WebhookEndpoint.filter(**principal.scope, status="active").count() >= MAX_ENDPOINTS:
             raise ValidationError(f"at most {MAX_ENDPOINTS} active webhook endpoints per mode", param="url",
                                   code="too_many_endpoints")
-        return await WebhookEndpoint.create(id=new_id("whk"), **principal.scope, url=url,
-                                            secret=f"whsec_{random_token(32)}", events=events, status="active",
-                                            created_at=now, updated_at=now)
+        endpoint = await WebhookEndpoint.create(id=new_id("whk"), **principal.scope, url=url,
+                                                secret=f"whsec_{random_token(32)}", events=events, status="active",
+                                                created_at=now, updated_at=now)
+        await audit.record(merchant_id=principal.merchant_id, action="webhook_endpoint.created", principal=principal,
+                           object_type="webhook_endpoint", object_id=endpoint.id,
+                           after={"url": url, "events": events, "mode": principal.mode})
+        return endpoint
 
 
 async def list_endpoints(*, principal: Principal, limit=None, starting_after: str | None = None) -> Page:
@@ -209,6 +224,10 @@ async def disable_endpoint(*, principal: Principal, endpoint_id: str) -> Webhook
         await WebhookEndpoint.filter(id=e.id).update(status="disabled", updated_at=now)
         await WebhookDelivery.filter(endpoint_id=e.id, state="pending").update(
             state="failed", next_attempt_at=None, last_error="endpoint disabled", updated_at=now)
+        if e.status != "disabled":
+            await audit.record(merchant_id=principal.merchant_id, action="webhook_endpoint.disabled",
+                               principal=principal, object_type="webhook_endpoint", object_id=e.id,
+                               before={"status": e.status}, after={"status": "disabled"})
     e.status = "disabled"
     return e
 

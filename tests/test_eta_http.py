@@ -4,6 +4,7 @@ submission a POST of ETA's JSON text, the document's state a GET, the cancellati
 test mode and in live mode (whose status poll and cancellation used to answer 503)."""
 from __future__ import annotations
 
+from models.team import Member
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from services.einvoicing.eta import signing
 from services.identity import auth
@@ -52,7 +53,7 @@ async def test_a_test_unit_with_a_base_url_speaks_http_to_it(client, merchant):
 
 
 async def test_a_live_unit_polls_and_cancels_over_http(client, merchant):
-    session = auth.issue_session(merchant.id)
+    session = await auth.open_session(await Member.get(merchant_id=merchant.id))
     live = await (await client.post("/api/api-keys", json={"mode": "live"},
                                     headers={"Authorization": f"Bearer {session.token}"})).json()
     key = live["key"]

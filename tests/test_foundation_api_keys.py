@@ -1,6 +1,7 @@
 """API keys over REST and GraphQL: create, list, revoke, modes, tenancy, last_used."""
 import os
 
+from models.team import Member
 from models.core import ApiKey
 from services.identity import api_keys, auth
 from tests.conftest import bearer, gql
@@ -92,7 +93,7 @@ async def test_test_key_cannot_create_a_live_key_but_a_session_can(client, merch
     assert (await resp.json())["error"]["param"] == "mode"
     assert not await ApiKey.exists(merchant_id=merchant.id, livemode=True)
 
-    session = auth.issue_session(merchant.id)
+    session = await auth.open_session(await Member.get(merchant_id=merchant.id))
     resp = await client.post("/api/api-keys", json={"mode": "live", "name": "prod"}, headers=bearer(session.token))
     assert resp.status == 200
     live = await resp.json()
@@ -100,7 +101,7 @@ async def test_test_key_cannot_create_a_live_key_but_a_session_can(client, merch
 
 
 async def test_test_keys_see_test_data_only_and_live_keys_live_data_only(client, merchant):
-    session = auth.issue_session(merchant.id)
+    session = await auth.open_session(await Member.get(merchant_id=merchant.id))
     live = await (await client.post("/api/api-keys", json={"mode": "live"}, headers=bearer(session.token))).json()
     live_view = await (await client.get("/api/api-keys", headers=bearer(live["key"]))).json()
     test_view = await (await client.get("/api/api-keys", headers=bearer(merchant.sk))).json()

@@ -135,13 +135,15 @@ async def test_session_token_expires_and_rejects_tampering(client, mailer, clock
     token = (await (await client.post("/api/auth/verify-otp",
                                       json={"request_id": body["request_id"], "otp": code})).json())["token"]
     assert (await client.get("/api/api-keys", headers=bearer(token))).status == 200
-    head, payload, sig = token.split(".")
-    tampered = f"{head}.{payload}.{sig[:-2]}{'AA' if not sig.endswith('AA') else 'BB'}"
+    session_id, secret = token.split(".")          # a server-side session: sess_<id>.<secret>
+    assert session_id.startswith("sess_")
+    tampered = f"{session_id}.{secret[:-2]}{'AA' if not secret.endswith('AA') else 'BB'}"
     assert (await client.get("/api/api-keys", headers=bearer(tampered))).status == 401
     clock.advance(hours=12, seconds=1)
     resp = await client.get("/api/api-keys", headers=bearer(token))
     assert resp.status == 401
     assert (await resp.json())["error"]["message"] == "Invalid API key"
+    assert (await resp.json())["error"]["code"] == "session_expired"
 
 
 async def test_alg_none_token_is_refused(client, merchant):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from models.team import Member
 from models.events import Event
 from models.installments import InstallmentPlanSet
 from models.money import BalanceLine
@@ -458,7 +459,7 @@ async def test_concurrent_plan_replacements_never_fail_and_one_set_wins(client, 
 
 async def test_live_and_test_plans_are_apart(client, merchant):
     from services.identity import auth
-    session = auth.issue_session(merchant.id)
+    session = await auth.open_session(await Member.get(merchant_id=merchant.id))
     status, live = await call(client, "POST", "/api/api-keys", session.token, {"name": "live", "mode": "live"})
     assert status == 200, live
     await call(client, "PUT", "/api/installments/plans", merchant.sk, {"plans": []})

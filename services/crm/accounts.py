@@ -66,6 +66,10 @@ class CrmPrincipal:
     role: str
     plan: str
     session_id: str
+    member_id: str | None = None          # a merchant member on the CRM port (services.crm.members)
+    permissions: frozenset[str] | None = None
+    two_factor_pending: bool = False
+    own_commissions_only: bool = False    # a member whose only CRM role is `sales`
 
     @property
     def credential_id(self) -> str:

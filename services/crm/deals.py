@@ -181,6 +181,8 @@ async def list_commissions(*, principal: CrmPrincipal, query: dict) -> Page:
     was won, who earns it: the commission's user_id; `user_id` is accepted as the same filter),
     status (active | reversed)."""
     qs = Commission.filter(**_scope(principal))
+    if principal.own_commissions_only:        # a sales member sees what it earns, nobody else's
+        qs = qs.filter(user_id=principal.user_id)
     if query.get("deal_id"):
         qs = qs.filter(deal_id=_ref(query["deal_id"], "deal_id"))
     for param in ("owner_id", "user_id"):

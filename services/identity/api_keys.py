@@ -8,8 +8,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from tortoise.transactions import in_transaction
+
 from models.core import ApiKey
-from services.identity import ratelimit
+from services.identity import audit, ratelimit, sessions
 from services.errors import AuthenticationError, NotFound, RateLimited, ValidationError
 from services.ids import new_id, random_token
 from services.infra.runtime import runtime
@@ -67,7 +69,13 @@ async def create_api_key(*, principal: Principal, data: dict) -> CreatedKey:
     if mode == "live" and not principal.livemode and principal.kind != "session":
         raise ValidationError("a test key cannot create live keys: sign in (verify-otp) or use a live secret key",
                               param="mode", code="live_mode_required")
-    key, full = await issue_key(merchant_id=principal.merchant_id, kind=kind, livemode=mode == "live", name=name)
+    if mode == "live":
+        await sessions.require_step_up(principal)
+    async with in_transaction():
+        key, full = await issue_key(merchant_id=principal.merchant_id, kind=kind, livemode=mode == "live", name=name)
+        await audit.record(merchant_id=principal.merchant_id, action="api_key.created", principal=principal,
+                           object_type="api_key", object_id=key.id,
+                           after={"name": name, "type": kind, "mode": mode, "key_sha256": key.key_hash})
     return CreatedKey(key=key, secret=full)
 
 
@@ -86,7 +94,11 @@ async def revoke_api_key(*, principal: Principal, key_id: str) -> ApiKey:
     key = await get_api_key(principal=principal, key_id=key_id)
     if key.status != "revoked":          # revoking twice is harmless and answers the same
         now = runtime().clock.now()
-        await ApiKey.filter(id=key.id, status="active").update(status="revoked", revoked_at=now)
+        async with in_transaction():
+            await ApiKey.filter(id=key.id, status="active").update(status="revoked", revoked_at=now)
+            await audit.record(merchant_id=principal.merchant_id, action="api_key.revoked", principal=principal,
+                               object_type="api_key", object_id=key.id, before={"status": "active"},
+                               after={"status": "revoked", "key_sha256": key.key_hash})
         await _forget(key.key_hash)
         key.status, key.revoked_at = "revoked", now
     return key

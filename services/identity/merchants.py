@@ -6,7 +6,7 @@ from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
 from models.core import Merchant
-from services.identity import api_keys
+from services.identity import api_keys, team
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
@@ -24,6 +24,7 @@ async def create_merchant(*, email: str, name: str | None = None, with_keys: boo
         async with in_transaction():
             merchant = await Merchant.create(id=new_id("mer"), email=email, name=name,
                                              created_at=runtime().clock.now())
+            await team.add_owner(merchant)
             if with_keys:
                 for kind in ("secret", "publishable"):
                     _, full = await api_keys.issue_key(merchant_id=merchant.id, kind=kind,

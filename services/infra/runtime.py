@@ -22,7 +22,8 @@ class ServiceConfig:
     pay_url: str = "http://127.0.0.1:8000/pay"
     otp_ttl_seconds: int = 600
     otp_max_attempts: int = 5
-    session_ttl_seconds: int = 12 * 3600
+    session_ttl_seconds: int = 12 * 3600      # a member's session lasts at most this long
+    session_idle_seconds: int = 1800          # ... and ends when idle this long (QAFILA_SESSION_IDLE_SECONDS)
     rate_limit_scale: int = 1          # benchmarks only (QAFILA_RATE_LIMIT_SCALE); never in production
     # CRM messaging platform (WhatsApp-Cloud-style Graph API)
     messaging_verify_token: str = "dev-messaging-verify-token"
