@@ -12,6 +12,7 @@
   `positive_data_acceptance` judges what the schema can say:
   * a card number's Luhn check digit (a `number` beside `exp_month` in a body): its last digit
     is set so the check holds, and the card's `exp_year` three years ahead (not expired);
+  * an IBAN's mod-97 check digits (PUT /api/payout-settings): a valid sandbox IBAN is sent;
   * list items whose field must equal the body's (`x-qafila-same`, a split's currency): set so;
   * lines whose total passes the currency's maximum (`x-qafila-total`): capped to their share;
   * a date or time that must be in the future (`x-qafila-future`): set a month ahead, in the
@@ -31,6 +32,8 @@
     clamped to them;
   * a field above a bound only with some values of another (`x-qafila-only`, installments above 1
     for card payments): set to the bound;
+  * a field whose values depend on another's (`x-qafila-pairs`, a crypto asset's networks): set to
+    the first the other's value allows;
   * list items that must differ in one field (`x-qafila-unique`, e.g. an installment plan's
     program, an option's count): the later duplicates are left out;
   * BNPL (`x-qafila-bnpl`): a BNPL create gets a currency its method serves, an amount within the
@@ -109,6 +112,10 @@ def _fix_cards(value):
             _fix_cards(v)
 
 
+# A valid IBAN (country format, length and mod-97 check digits hold: services/money/payout_settings.py).
+SANDBOX_IBAN = "SA0380000000608010167519"
+
+
 # A Relay `after: "..."` argument (a String: the last id of the previous page), and a page size.
 _AFTER = re.compile(r'\bafter: "(?:[^"\\]|\\.)*"')
 _PAGE = re.compile(r"\b(first|last|limit): ([0-9]+)")
@@ -132,6 +139,8 @@ def before_call(context, case, kwargs):
         _fix_taxpayer(case.body)                         # a GİB unit: exactly one of vkn, tckn; check digits right
     if isinstance(case.body, MutableMapping) and path.endswith("/einvoicing/eta/setup"):
         case.body.pop("base_url", None)                  # a URL of ETA's API: the simulator serves test mode
+    if isinstance(case.body, MutableMapping) and path.endswith("/payout-settings") and case.body.get("iban"):
+        case.body["iban"] = SANDBOX_IBAN                 # an IBAN's mod-97 check digits: no pattern states them
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("items"), list):
         for item in case.body["items"]:                  # ETA's item taxes: types, subtypes and their amounts
             if isinstance(item, MutableMapping):         # follow ETA's tables (tests/test_eta_taxes.py)
@@ -196,6 +205,10 @@ def before_call(context, case, kwargs):
             value = case.body.get(field)
             if isinstance(value, (int, float)) and value > most and case.body.get(other) not in values:
                 case.body[field] = most
+        for field, other, allowed in raw.get("x-qafila-pairs", ()):
+            values = allowed.get(case.body.get(field)) if isinstance(case.body.get(field), str) else None
+            if values and case.body.get(other) not in values:
+                case.body[other] = values[0]
         for path in raw.get("x-qafila-unique", ()):
             _dedupe(case.body, path)
         for first, second in raw.get("x-qafila-distinct", ()):
@@ -316,12 +329,17 @@ def _fix_taxpayer(body: MutableMapping) -> None:
 
 
 # What only a key holder can make: a wallet token (signed by Apple's or Google's keys, encrypted to
-# a merchant's), an Apple Pay certificate (issued by Apple for a key Qafila made). Schema-valid
+# a merchant's), an Apple Pay certificate (issued by Apple for a key Qafila made), a CRM access token,
+# an authenticator or recovery code. Schema-valid
 # values of these are refused (400) whatever schemathesis generates; the tests build real ones.
 UNFORGEABLE = frozenset({("wallet_token_invalid", None), ("invalid_request", "certificate"),
                          ("certificate_key_mismatch", "certificate"), ("invalid_request", "private_key"),
                          ("invalid_request", "payment_method.apple_pay"), ("invalid_request", "payment_method.google_pay"),
-                         ("invalid_request", "apple_pay"), ("invalid_request", "google_pay")})
+                         ("invalid_request", "apple_pay"), ("invalid_request", "google_pay"),
+                         # a CRM admin's access token (PUT /api/merchant links the company), from the CRM's login
+                         ("invalid_crm_token", "crm_access_token"),
+                         # the member's authenticator code (of its secret, at this time) or recovery code
+                         ("invalid_two_factor_code", "code"), ("invalid_two_factor_code", "recovery_code")})
 
 
 # Error codes of a 400 that depends on stored state, not on the request (services/: InvalidState
@@ -335,6 +353,8 @@ STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has
                          "invalid_installments", "payment_method_unavailable", "not_a_mada_card", "card_currency_not_supported",
                          "amount_out_of_range", "refund_not_supported",
                          "zatca_refused",
+                         # the member's two-factor state: step-up before it is on, confirm before enroll
+                         "two_factor_not_enabled", "two_factor_not_enrolled",
                          "customer_address_missing"})     # an ETA e-invoice's customer has no stored address      # ZATCA's own answer (the OTP of its portal)
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 # The tax authorities' simulators while a test outage (POST /api/test-helpers/einvoicing/outage, which

@@ -12,6 +12,9 @@ class MerchantProfile(Model):
     legal_name = fields.CharField(max_length=200, null=True)
     address = fields.TextField(null=True)
     tax_number = fields.CharField(max_length=32, null=True)
+    # the CRM company whose exchange rates (the CRM reports' table) price the merchant's foreign-currency
+    # ETA invoices: set with an access token of one of its admins (services.billing.profiles)
+    crm_company_id = fields.CharField(max_length=40, null=True)
     updated_at = fields.DatetimeField()
 
     class Meta:
@@ -109,6 +112,9 @@ class Invoice(Model):
     tax_rate = fields.CharField(max_length=8)                     # a percentage, decimal string
     tax = fields.BigIntField()
     total = fields.BigIntField()
+    # EGP per one unit of `currency` (decimal text, at most 5 decimals) of a foreign-currency ETA
+    # e-invoice: given, or the merchant's rate written when the invoice left draft; null otherwise
+    exchange_rate = fields.CharField(max_length=24, null=True)
     due_date = fields.DateField()
     locale = fields.CharField(max_length=2, default="en")
     access_token = fields.CharField(max_length=64, unique=True)   # the unguessable part of pdf_url

@@ -67,6 +67,7 @@ class Customer(Model):
     phone = fields.CharField(max_length=20, null=True)             # +E.164
     tags = fields.CharField(max_length=1000, default="")           # ",vip,gold," (portable tag filter)
     tax_id = fields.JSONField(null=True)                           # {type, value, country[, tax_office]}
+    address = fields.JSONField(null=True)                          # {line1, ..., country}: services.addresses
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

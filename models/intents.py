@@ -20,7 +20,7 @@ class PaymentMethod(Model):
     exp_month = fields.SmallIntField()
     exp_year = fields.SmallIntField()
     fingerprint = fields.CharField(max_length=64)
-    networks = fields.JSONField(null=True)                        # a mada card's networks: ["mada", "visa"]
+    networks = fields.JSONField(null=True)                        # the card's networks: ["visa"], ["mada", "visa"]
     # Sandbox behaviour of a test card number, decided at tokenization: ok | decline | 3ds.
     test_behaviour = fields.CharField(max_length=24, default="ok")
     # The issuing bank, installment program and credit/debit of the card's BIN, decided at

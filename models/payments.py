@@ -17,6 +17,7 @@ class Customer(Model):
     phone = fields.CharField(max_length=32, null=True)
     metadata = fields.JSONField(default=dict)
     tax_id = fields.JSONField(null=True)                          # {type, value, country[, tax_office]}
+    address = fields.JSONField(null=True)                         # {line1, ..., country}: services.addresses
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 
@@ -69,7 +70,7 @@ class Payment(Model):
     card_exp_year = fields.IntField(null=True)
     card_fingerprint = fields.CharField(max_length=32, null=True)
     card_country = fields.CharField(max_length=2, null=True)
-    card_networks = fields.JSONField(null=True)                   # a mada card's networks: ["mada", "visa"]
+    card_networks = fields.JSONField(null=True)                   # the card's networks: ["visa"], ["mada", "visa"]
     wallet = fields.JSONField(null=True)                          # Apple Pay / Google Pay: {type, dynamic_last4, auth_method}
     billing_country = fields.CharField(max_length=2, null=True)
     customer = fields.ForeignKeyField("payments.Customer", db_constraint=False, related_name="payments", null=True,

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import day, page, ts
-from services.crm import accounts, customers, deals, messaging, reports
+from services.crm import accounts, customers, deals, members, messaging, reports
 from services.errors import DomainError
 
 
@@ -38,7 +38,8 @@ def tokens_shape(t) -> dict:
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "name": c.name, "email": c.email, "phone": c.phone,
-            "tags": customers.tags_of(c), "tax_id": c.tax_id, "created_at": ts(c.created_at), "updated_at": ts(c.updated_at)}
+            "tags": customers.tags_of(c), "tax_id": c.tax_id, "address": c.address, "created_at": ts(c.created_at),
+            "updated_at": ts(c.updated_at)}
 
 
 def commission_shape(m) -> dict:
@@ -278,10 +279,12 @@ ROUTES: list[Route] = [
     Route("GET", "/customers", customers_list, summary="List customers",
           response_fields=("data", "has_more", "total_count")),
     Route("POST", "/customers", customers_create, status=201, summary="Create a customer",
-          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
+          request_fields=("name", "email", "phone", "tags", "tax_id", "address"),
+          response_fields=("id", "name", "tax_id", "address")),
     Route("GET", "/customers/{id}", customers_get, summary="Get a customer", response_fields=("id", "name")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "email", "phone", "tags", "tax_id"), response_fields=("id", "name", "tax_id")),
+          request_fields=("name", "email", "phone", "tags", "tax_id", "address"),
+          response_fields=("id", "name", "tax_id", "address")),
     Route("DELETE", "/customers/{id}", customers_delete, summary="Delete a customer with its deals and messages",
           response_fields=("id", "deleted")),
     Route("GET", "/deals", deals_list, summary="List deals", response_fields=("data", "has_more", "total_count")),
@@ -318,5 +321,5 @@ ROUTES: list[Route] = [
 
 def interface() -> Interface:
     return Interface(name="crm", prefix="/api", routes=ROUTES, render_error=render_error,
-                     rate_rule=accounts.PUBLIC_RULE, authenticate=accounts.authenticate,
-                     rate_rule_for=accounts.rate_rule_for)
+                     rate_rule=accounts.PUBLIC_RULE, authenticate=members.authenticate,
+                     rate_rule_for=accounts.rate_rule_for, cookies=True)

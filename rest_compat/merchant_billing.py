@@ -19,7 +19,8 @@ def subscription_shape(s) -> dict:
 def invoice_shape(i) -> dict:
     return {"id": i.id, "object": "invoice", "number": i.number, "status": i.status, "customer_id": i.customer_id,
             "subscription_id": i.subscription_id, "currency": i.currency, "items": i.items, "subtotal": i.subtotal,
-            "tax_rate": float(i.tax_rate), "tax": i.tax, "total": i.total, "due_date": day(i.due_date),
+            "tax_rate": float(i.tax_rate), "tax": i.tax, "total": i.total, "exchange_rate": i.exchange_rate,
+            "due_date": day(i.due_date),
             **invoices.urls(i), "sent_to": i.sent_to, "sent_via": i.sent_via, "sent_at": ts(i.sent_at),
             "paid_at": ts(i.paid_at), "payment_id": i.payment_id, "locale": i.locale, "zatca": i.zatca, "gib": i.gib,
             "eta": i.eta,
@@ -88,6 +89,11 @@ async def invoices_get(call: Call) -> dict:
     return invoice_shape(await invoices.get_invoice(principal=call.principal, invoice_id=call.params["id"]))
 
 
+async def invoices_update(call: Call) -> dict:
+    return invoice_shape(await invoices.update_invoice(principal=call.principal, invoice_id=call.params["id"],
+                                                       data=await call.body()))
+
+
 async def invoices_send(call: Call) -> dict:
     return invoice_shape(await invoices.send_invoice(principal=call.principal, invoice_id=call.params["id"],
                                                      data=await call.body()))
@@ -135,10 +141,12 @@ ROUTES: list[Route] = [
     Route("PUT", "/subscriptions/{id}/cancel", subscriptions_cancel, summary="Cancel a subscription",
           response_fields=("id", "status")),
     Route("POST", "/invoices", invoices_create, summary="Create an invoice",
-          request_fields=("customer_id", "items", "currency", "due_date", "tax_rate", "locale"),
+          request_fields=("customer_id", "items", "currency", "due_date", "tax_rate", "locale", "exchange_rate"),
           response_fields=_INV),
     Route("GET", "/invoices", invoices_list, summary="List invoices", response_fields=("data", "has_more")),
     Route("GET", "/invoices/{id}", invoices_get, summary="Retrieve an invoice", response_fields=_INV),
+    Route("PUT", "/invoices/{id}", invoices_update, summary="Change a draft invoice (its exchange rate)",
+          request_fields=("exchange_rate",), response_fields=_INV),
     Route("PUT", "/invoices/{id}/send", invoices_send, summary="Send an invoice by e-mail or messaging",
           request_fields=("channel",), response_fields=("id", "status", "sent_to")),
     Route("PUT", "/invoices/{id}/mark-paid", invoices_mark_paid, summary="Mark an invoice paid",
@@ -146,8 +154,8 @@ ROUTES: list[Route] = [
     Route("GET", "/merchant", merchant_get, summary="The merchant's profile",
           response_fields=("id", "name", "country", "legal_name", "address", "tax_number")),
     Route("PUT", "/merchant", merchant_update, summary="Update the merchant's profile",
-          request_fields=("name", "country", "legal_name", "address", "tax_number"),
-          response_fields=("id", "name", "country", "legal_name", "address", "tax_number")),
+          request_fields=("name", "country", "legal_name", "address", "tax_number", "crm_access_token"),
+          response_fields=("id", "name", "country", "legal_name", "address", "tax_number", "crm_company_id")),
     Route("GET", "/test-helpers/clock", test_clock_get, summary="Read the test clock (test mode only)",
           response_fields=("now", "offset_seconds")),
     Route("POST", "/test-helpers/advance-clock", test_clock_advance, idempotency="none",

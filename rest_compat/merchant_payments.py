@@ -5,14 +5,14 @@ from __future__ import annotations
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
-from services.payments import customers, installments, payments, receipts, routing
+from services.payments import customers, installments, objects, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 
 
 def customer_shape(c) -> dict:
     return {"id": c.id, "object": "customer", "email": c.email, "name": c.name, "phone": c.phone,
-            "metadata": c.metadata or {}, "tax_id": c.tax_id, "created_at": ts(c.created_at)}
+            "metadata": c.metadata or {}, "tax_id": c.tax_id, "address": c.address, "created_at": ts(c.created_at)}
 
 
 def rule_shape(r) -> dict:
@@ -26,12 +26,7 @@ def payment_shape(p, dispute: dict | None = None) -> dict:
            "created_at": ts(p.created_at), "amount_captured": p.amount_captured,
            "amount_refunded": p.amount_refunded, "capture_method": p.capture_method,
            "customer_id": p.customer_id, "decline_code": p.decline_code,
-           "payment_method": {"type": p.payment_method_type,
-                              "card": {"brand": p.card_brand, "last4": p.card_last4,
-                                       "exp_month": p.card_exp_month, "exp_year": p.card_exp_year,
-                                       "fingerprint": p.card_fingerprint, "country": p.card_country,
-                                       **({"networks": p.card_networks} if p.card_networks else {})},
-                              **({"wallet": p.wallet} if p.wallet else {})},
+           "payment_method": objects.payment_method_object(p),
            "metadata": p.metadata or {}, "livemode": p.livemode, "payment_link": p.payment_link,
            "receipt_url": receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None,
            "dispute": dispute, "installments": installments.as_object(p.installments),
@@ -85,7 +80,8 @@ async def payments_create(call: Call) -> dict:
     return payment_shape(p)
 
 
-LIST_COLUMNS = ("id", "status", "amount", "currency", "provider", "customer_id", "created_at")   # what a list item shows
+# what a list item shows: the payment's summary and its payment_method (the card and its networks)
+LIST_COLUMNS = ("id", "status", "amount", "currency", "provider", "customer_id", "created_at", *objects.METHOD_COLUMNS)
 
 
 async def payments_list(call: Call) -> dict:
@@ -98,7 +94,7 @@ async def payments_list(call: Call) -> dict:
     disputed = await dispute_view.of_payments(principal=call.principal, payments=p.items)   # one read, if any
     return page([{"id": x.id, "status": x.status, "amount": x.amount, "currency": x.currency,
                   "provider": x.provider, "customer_id": x.customer_id, "created_at": ts(x.created_at),
-                  "dispute": dispute_view.shape(disputed.get(x.id))}
+                  "payment_method": objects.payment_method_object(x), "dispute": dispute_view.shape(disputed.get(x.id))}
                  for x in p.items], p, total=p.total)
 
 
@@ -130,13 +126,14 @@ async def payments_refund(call: Call) -> dict:
 
 ROUTES: list[Route] = [
     Route("POST", "/customers", customers_create, summary="Create a customer",
-          request_fields=("email", "name", "phone", "metadata", "tax_id"),
-          response_fields=("id", "email", "name", "tax_id", "created_at")),
+          request_fields=("email", "name", "phone", "metadata", "tax_id", "address"),
+          response_fields=("id", "email", "name", "tax_id", "address", "created_at")),
     Route("GET", "/customers", customers_list, summary="List customers", response_fields=("data", "has_more", "total")),
     Route("GET", "/customers/{id}", customers_get, summary="Retrieve a customer",
-          response_fields=("id", "email", "name", "phone", "tax_id", "created_at")),
+          response_fields=("id", "email", "name", "phone", "tax_id", "address", "created_at")),
     Route("PUT", "/customers/{id}", customers_update, summary="Update a customer",
-          request_fields=("name", "phone", "tax_id"), response_fields=("id", "email", "name", "phone", "tax_id")),
+          request_fields=("name", "phone", "tax_id", "address"),
+          response_fields=("id", "email", "name", "phone", "tax_id", "address")),
     Route("GET", "/routing/rules", routing_rules_list, summary="List routing rules",
           response_fields=("data",)),
     Route("POST", "/routing/rules", routing_rules_create, summary="Create a routing rule",

@@ -33,7 +33,7 @@ def event_shape(s, *, detail: bool = False) -> dict:
     out = {"id": e.id, "event": e.type, "delivered": s.delivered, "created_at": ts(e.created_at),
            "status": s.status, "attempts": s.attempts, "object_id": e.object_id}
     if detail:
-        out["data"] = {"object": e.data}
+        out["data"] = webhooks.event_data(e.data)
         out["deliveries"] = [delivery_shape(d, s.attempt_log.get(d.id, [])) for d in s.deliveries]
     return out
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from rest_compat.routing import Interface, Route
+from services import addresses
 from services.identity import api_keys
 from services.money import currencies as money
 from services.money import disputes as money_disputes
@@ -60,6 +61,10 @@ def enum(values, *, type_: str = "string") -> dict:
 
 def const(value: str) -> dict:
     return {"type": "string", "const": value}
+
+
+def const_bool(value: bool) -> dict:
+    return {"type": "boolean", "const": value}
 
 
 def arr(items: dict, **kw) -> dict:
@@ -196,7 +201,8 @@ ID_PREFIXES: dict[str, dict[str, str]] = {
           "payment": "pay", "list": "pay", "endpoints": "whk", "endpoint": "whk", "events": "evt", "event": "evt",
           "subscriptions": "sub", "subscription": "sub", "invoices": "inv", "invoice": "inv",
           "settlements": "set", "settlement": "set", "disputes": "dp", "dispute": "dp", "payment-links": "lnk",
-          "payment_link": "lnk", "payment_methods": "pm", "refunds": "ref", "refund": "ref", "request": "req"},
+          "payment_link": "lnk", "payment_methods": "pm", "refunds": "ref", "refund": "ref", "request": "req",
+          "members": "mbr", "invites": "ivt", "sessions": "sess", "audit-events": "aud", "challenge": "tfc"},
     "crm": {"customers": "ccu", "customer": "ccu", "deals": "deal", "deal": "deal", "users": "usr", "user": "usr",
             "owner": "usr", "commissions": "com", "messages": "msg"},
 }
@@ -360,6 +366,9 @@ class Op:
     # (field, maximum, other, values): the body's field above maximum only when other is one of
     # values (`x-qafila-only`: installments above 1 for card payments only).
     only: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
+    # (field, other, {value: the other's values}): with field one of the keys, other one of its values
+    # (`x-qafila-pairs`: a crypto asset and its networks, one body branch instead of one per asset).
+    pairs: tuple[tuple[str, str, dict[str, tuple[str, ...]]], ...] = ()
     # BNPL (`x-qafila-bnpl`): each method's amount limits by currency, the fields whose amounts add
     # up to the amount, and the sandbox buyer the provider approves (rest_compat/openapi.py's BNPL part).
     bnpl: dict | None = None
@@ -380,8 +389,23 @@ TAX_ID_IN = {"anyOf": [{"type": "object", "additionalProperties": False, "requir
                        {"type": "null"}],
              "description": "sa_vat: 15 digits, first and last 3; tr_vkn: 10 digits with its check digit; "
                             "tr_tckn: 11 digits with its check digits; eg_rin: 9 digits. null clears it."}
+# services.addresses: strings; on an update the keys given are merged in, null or "" removes one
+_COUNTRY_ANY_CASE = "|".join(f"[{c[0]}{c[0].lower()}][{c[1]}{c[1].lower()}]" for c in sorted(addresses.countries()))
+ADDRESS = shape({k: null(STR) for k in addresses.KEYS},
+                description="The customer's postal address, read by ETA's receiver, GİB's and ZATCA's buyer and "
+                            "a BNPL intent's shipping address (state: state, province or governorate; country: "
+                            "ISO 3166-1 alpha-2)")
+ADDRESS_IN = {"anyOf": [{"type": "object", "additionalProperties": False, "properties": {
+    **{k: {"type": ["string", "null"], "maxLength": addresses.MAX_LEN[k]} for k in addresses.KEYS if k != "country"},
+    "country": {"anyOf": [{"type": "string", "pattern": rf"^\s*(?:{_COUNTRY_ANY_CASE})\s*$"},
+                          {"type": "string", "pattern": r"^\s*$"}, {"type": "null"}],
+                "description": "ISO 3166-1 alpha-2, any case (stored upper-cased)"}}}, {"type": "null"}],
+              "description": "line1, line2, building_number, district, city, state, postal_code, country. On an "
+                             "update the keys given replace the stored ones (null or \"\" removes one), the others "
+                             "stay; null clears the whole address."}
 CUSTOMER = shape({"id": STR, "object": const("customer"), "email": null(STR), "name": null(STR),
-                  "phone": null(STR), "metadata": METADATA_OUT, "tax_id": null(TAX_ID), "created_at": TS})
+                  "phone": null(STR), "metadata": METADATA_OUT, "tax_id": null(TAX_ID), "address": null(ADDRESS),
+                  "created_at": TS})
 CONDITION = {"type": "object", "required": ["field", "operator", "value"],
              "properties": {"field": enum(routing.CONDITION_FIELDS), "operator": enum(routing.OPERATORS),
                             "value": {"description": "a string, number, or a list of them for in / not_in"}}}
@@ -414,18 +438,22 @@ DISPUTE_OF_PAYMENT = null(shape(
     {"id": STR, "object": const("dispute"), "amount": INT, "fee": INT, "currency": CURRENCY, "reason": STR,
      "status": enum(money_disputes.STATUSES), "evidence_due_by": TS, "created_at": TS, "closed_at": null(TS)},
     description="the payment's dispute (GET /api/disputes/{id} has its evidence); null when not disputed"))
+CARD_NETWORKS = arr(STR, description="the networks the card carries: [\"visa\"], [\"mastercard\"], a mada "
+                                      "card's [\"mada\"] or [\"mada\", \"visa\"] when co-badged (of a wallet "
+                                      "payment: the device card's)")
+PAYMENT_METHOD_OUT = shape({"type": STR, "card": shape({
+    "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
+    "fingerprint": null(STR), "country": null(STR), "networks": CARD_NETWORKS}),
+    "wallet": shape({"type": enum(methods.WALLET_TYPES), "dynamic_last4": STR,
+                     "auth_method": enum(("CRYPTOGRAM_3DS", "PAN_ONLY", "EMV"))},
+                    description="Apple Pay / Google Pay: the device number's last four and how it was "
+                                "authenticated")}, optional=("wallet",))
 PAYMENT = shape({
     "id": STR, "object": const("payment"), "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
     "provider": null(STR), "routing_decision": ROUTING_DECISION, "risk_score": INT, "created_at": TS,
     "amount_captured": INT, "amount_refunded": INT, "capture_method": enum(("automatic", "manual")),
     "customer_id": null(STR), "decline_code": null(STR),
-    "payment_method": shape({"type": STR, "card": shape({
-        "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
-        "fingerprint": null(STR), "country": null(STR)}),
-        "wallet": shape({"type": enum(methods.WALLET_TYPES), "dynamic_last4": STR,
-                         "auth_method": enum(("CRYPTOGRAM_3DS", "PAN_ONLY", "EMV"))},
-                        description="Apple Pay / Google Pay: the device number's last four and how it was "
-                                    "authenticated")}, optional=("wallet",)),
+    "payment_method": PAYMENT_METHOD_OUT,
     "metadata": METADATA_OUT, "livemode": BOOL,
     "payment_link": null({"type": "string", "description": "the lnk_ id when paid on a payment link"}),
     "receipt_url": null({"type": "string", "description": "the HTML receipt (no key needed), once paid"}),
@@ -433,7 +461,7 @@ PAYMENT = shape({
     optional=("receipt",))
 PAYMENT_ITEM = shape({"id": STR, "status": PAYMENT_STATUS, "amount": INT, "currency": CURRENCY,
                       "provider": null(STR), "customer_id": null(STR), "created_at": TS,
-                      "dispute": DISPUTE_OF_PAYMENT})
+                      "payment_method": PAYMENT_METHOD_OUT, "dispute": DISPUTE_OF_PAYMENT})
 CARD_IN = body({"number": {"type": "string", "pattern": r"^\s*(?:[0-9][ -]?){11,18}[0-9]\s*$",
                            "description": "card number: 12 to 19 digits, spaces or dashes between; its last digit "
                                           "must pass the Luhn check, and the card must not have expired (400 "
@@ -502,11 +530,7 @@ MERCHANT: dict[tuple[str, str], Op] = {
         shape({"request_id": STR, "expires_in": {"type": "integer", "description": "seconds"}}),
         body({"email": text(254, format="email")}, required=("email",)),
         description="E-mails a six-digit code to the merchant's address."),
-    ("POST", "/auth/verify-otp"): Op(
-        shape({"token": STR, "merchant_id": STR, "expires_in": {"type": "integer", "description": "seconds"}}),
-        body({"request_id": text(64), "otp": {"type": "string", "pattern": "^[0-9]{6}$"}},
-             required=("request_id", "otp")), errors=(401,),
-        description="The token is a session credential: use it as `Authorization: Bearer <token>`."),
+    # verify-otp and verify-two-factor answer SIGN_IN (the team section below).
     ("GET", "/api-keys"): Op(list_of(API_KEY), query=PAGE),
     ("POST", "/api-keys"): Op(
         shape({**API_KEY["properties"], "key": {"type": "string", "description": "the full key, shown once"}},
@@ -516,17 +540,19 @@ MERCHANT: dict[tuple[str, str], Op] = {
                                                 "revoked_at": null(TS)})),
     ("POST", "/customers"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
-                           "metadata": METADATA, "tax_id": TAX_ID_IN}, description="at least one of email, name, phone"),
+                           "metadata": METADATA, "tax_id": TAX_ID_IN, "address": ADDRESS_IN},
+                          description="at least one of email, name, phone"),
                    **at_least_one("email", "name", "phone")}),
     ("GET", "/customers"): Op(list_of(CUSTOMER), query=(*PAGE, q("email", text(254, format="email"),
                                                                  "exact e-mail address"))),
     ("GET", "/customers/{id}"): Op(CUSTOMER),
     ("PUT", "/customers/{id}"): Op(
         CUSTOMER, {**body({"email": text(254, format="email"), "name": text(200), "phone": MERCHANT_PHONE,
-                           "metadata": METADATA, "tax_id": TAX_ID_IN}, description="at least one field"),
-                   # tax_id: null is an update too (it clears the tax identity)
+                           "metadata": METADATA, "tax_id": TAX_ID_IN, "address": ADDRESS_IN},
+                          description="at least one field"),
+                   # tax_id or address: null is an update too (it clears the tax identity, the address)
                    "anyOf": [*at_least_one("email", "name", "phone", "metadata", blank_counts=True)["anyOf"],
-                             {"required": ["tax_id"]}]}),
+                             {"required": ["tax_id"]}, {"required": ["address"]}]}),
     ("GET", "/routing/rules"): Op(list_of(RULE)),
     ("POST", "/routing/rules"): Op(
         RULE, body({"name": text(100, 1), "strategy": enum(routing.STRATEGIES), "provider": PROVIDER,
@@ -586,7 +612,7 @@ MERCHANT: dict[tuple[str, str], Op] = {
              required=("event",)), errors=(404,)),
 }
 
-from services.billing import subscriptions as _subscriptions  # noqa: E402
+from services.billing import invoices as _invoices, subscriptions as _subscriptions  # noqa: E402
 from services.einvoicing.eta import taxes as _eta_taxes  # noqa: E402
 
 # ---- merchant /api: billing (rest_compat/merchant_billing.py). The enumerations are those of
@@ -607,13 +633,22 @@ INVOICE_ITEM = shape({"name": STR, "amount": INT, "quantity": INT, "item_code": 
 INVOICE = shape({
     "id": STR, "object": const("invoice"), "number": STR, "status": INVOICE_STATUS, "customer_id": STR,
     "subscription_id": null(STR), "currency": CURRENCY, "items": arr(INVOICE_ITEM), "subtotal": INT,
-    "tax_rate": {"type": "number", "description": "a percentage"}, "tax": INT, "total": INT, "due_date": DATE,
+    "tax_rate": {"type": "number", "description": "a percentage"}, "tax": INT, "total": INT,
+    "exchange_rate": null({"type": "string", "description": "EGP per one unit of currency (decimal text) of a "
+                                                            "foreign-currency ETA e-invoice: given, or the merchant's "
+                                                            "rate taken as it left draft"}),
+    "due_date": DATE,
     "pdf_url": STR, "hosted_invoice_url": STR, "sent_to": null(STR), "sent_via": null(enum(("email", "messaging"))),
     "sent_at": null(TS), "paid_at": null(TS), "payment_id": null(STR), "locale": INVOICE_LOCALE,
     "zatca": null({"type": "object", "description": "The ZATCA e-invoice (see ZATCA_BLOCK)"}),
     "livemode": BOOL, "created_at": TS})
 PROFILE = shape({"id": STR, "object": const("merchant"), "email": STR, "name": STR, "country": STR,
-                 "legal_name": null(STR), "address": null(STR), "tax_number": null(STR)})
+                 "legal_name": null(STR), "address": null(STR), "tax_number": null(STR),
+                 "crm_company_id": null({"type": "string", "description": "the CRM company whose exchange rates "
+                                                                        "price foreign-currency ETA invoices"}),
+                 "require_two_factor": {"type": "boolean", "description": "every member signs in with an "
+                                                                          "authenticator code (members without "
+                                                                          "one enrol at their next sign-in)"}})
 CLOCK = shape({"object": const("test_clock"), "now": TS, "livemode": BOOL, "offset_seconds": INT,
                "previous": TS, "ran": arr(shape({"kind": STR, "id": STR, "at": TS, "outcome": STR})),
                "summary": {"type": "object"}},
@@ -631,6 +666,11 @@ ITEM_TAXES = arr(body({"type": enum(_eta_taxes.TYPES),
                  maxItems=_eta_taxes.MAX_TAXES,
                  description="ETA's taxes beside VAT (T2 table tax, T3 fixed table tax, T4 withholding, T5-T20 fees): "
                              "each with its subtype and a rate or a fixed amount (minor units); EGP invoices only")
+EXCHANGE_RATE = {"anyOf": [{"type": "string", "pattern": _invoices.EXCHANGE_RATE_PATTERN},
+                          {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000, "multipleOf": 0.00001}],
+                 "description": "EGP per one unit of the invoice's currency, for its ETA e-invoice: a decimal string, "
+                                "above 0, at most 5 decimals (services.billing.invoices.parse_exchange_rate); "
+                                "a 400 naming exchange_rate on an EGP invoice"}
 ITEM_LIMITS = [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},    # a line's amount
                 "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
                for cur, lim in money.LIMITS.items()]
@@ -659,7 +699,8 @@ MERCHANT.update({
                                           "unit_type": text(10, 1, pattern=r"^\s*[A-Za-z0-9]+\s*$"),
                                           "taxes": ITEM_TAXES},
                                          required=("name", "amount")), minItems=1, maxItems=100),
-                       "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA},
+                       "due_date": DATE, "tax_rate": TAX_RATE, "locale": INVOICE_LOCALE, "metadata": METADATA,
+                       "exchange_rate": EXCHANGE_RATE},
                       required=("customer_id", "currency", "items")) | {"allOf": ITEM_LIMITS},
         future=("due_date",), total=("items", "amount", "quantity"),
         description="The total (items' amount x quantity, plus tax) is at most the currency's maximum payment."),
@@ -667,18 +708,32 @@ MERCHANT.update({
                              query=(*PAGE, q("status", INVOICE_STATUS), q("customer_id", text(64)),
                                     q("subscription_id", text(64)))),
     ("GET", "/invoices/{id}"): Op(INVOICE),
+    ("PUT", "/invoices/{id}"): Op(
+        INVOICE, body({"exchange_rate": {"anyOf": [EXCHANGE_RATE, {"type": "null"}]}}, required=("exchange_rate",)),
+        description="A draft's exchange_rate (null clears it); 400 invalid_state once the invoice left draft or its "
+                    "ETA e-invoice was made."),
     ("PUT", "/invoices/{id}/send"): Op(INVOICE, body({"channel": enum(("email", "messaging"))}, required=("channel",))),
     ("PUT", "/invoices/{id}/mark-paid"): Op(INVOICE, body({})),
     ("GET", "/merchant"): Op(PROFILE),
     ("PUT", "/merchant"): Op(PROFILE, {**body({"name": text(200, 1), "country": enum(MARKETS), "legal_name": text(200),
-                                               "address": text(500), "tax_number": TAX_NUMBER}),
-                                       **at_least_one("name", "country", "legal_name", "address", "tax_number",
-                                                      blank_counts=True),
+                                               "address": text(500), "tax_number": TAX_NUMBER,
+                                               "crm_access_token": null(text(2000, 1, description=(
+                                                   "an access token of an admin of the merchant's CRM company "
+                                                   "(POST /api/auth/login on the CRM port): links the company, "
+                                                   "whose exchange rates (PUT /api/reports/rates) price "
+                                                   "foreign-currency ETA invoices; null unlinks it"))),
+                                               "require_two_factor": BOOL}),
+                                       "anyOf": [*at_least_one("name", "country", "legal_name", "address", "tax_number",
+                                                               "require_two_factor", blank_counts=True)["anyOf"],
+                                                 {"required": ["crm_access_token"]}],
                                        "if": {"properties": {"country": const("SA")}, "required": ["country"]},
                                        "then": {"properties": {"tax_number": {"anyOf": [
                                            {"type": "string", "pattern": r"^\s*3[0-9]{13}3\s*$"}, {"type": "null"}]}}}},
                              description="A Saudi merchant's (country SA, given or stored) tax_number is its VAT "
-                                         "number: 15 digits, first and last 3 (400 invalid_tax_number otherwise)."),
+                                         "number: 15 digits, first and last 3 (400 invalid_tax_number otherwise). "
+                                         "require_two_factor true: members without two-factor sign-in enrol at "
+                                         "their next sign-in (until then their session answers 403 "
+                                         "two_factor_enrollment_required outside /api/me*)."),
     ("GET", "/test-helpers/clock"): Op(CLOCK, description="Test mode only."),
     ("POST", "/test-helpers/advance-clock"): Op(
         CLOCK, body({"days": {"type": "integer", "minimum": 1}, "to": TS}, description="exactly one of days, to"),
@@ -825,7 +880,9 @@ ETA_NOTE = shape({"id": STR, "object": const("eta_document"), "kind": enum(("cre
                   "invoice_id": STR, "number": STR, "amount": INT, "tax": INT, "reason": null(STR), "eta": ETA_BLOCK,
                   "livemode": BOOL, "created_at": TS})
 ETA_DOCUMENT = shape({"object": const("eta_document"), "invoice_id": STR, **ETA_BLOCK["properties"],
-                      "issued_at": TS, "document": {"type": "object", "description": "ETA's JSON, as submitted"},
+                      "issued_at": TS, "document": {"type": "object", "description": (
+                          "ETA's JSON exactly as submitted: its stored text spliced in, every number as written "
+                          "(301.50000 stays 301.50000), so its canonical serialization hashes like the /xml body's")},
                       "notes": arr({"type": "object"})})
 ETA_RECEIPT_REF = shape({"document_id": STR, "uuid": STR, "number": STR, "status": enum(("queued", "valid", "invalid")),
                          "qr_url": STR, "amount": INT})
@@ -842,7 +899,9 @@ MERCHANT[("POST", "/payments/create")].request["properties"]["eta_receipt"] = {
                                       "naming eta_receipt; a merchant set up with receipts: all gets one for every "
                                       "EGP payment)"}
 ETA_RECEIPT_DOC = {**ETA_RECEIPT_REF["properties"], "previous_uuid": STR, "errors": arr(ETA_ERROR),
-                   "receipt": {"type": "object", "description": "ETA's receipt JSON, as submitted"}}
+                   "receipt": {"type": "object", "description": (
+                       "ETA's receipt JSON exactly as submitted: its stored text spliced in, every number as written "
+                       "(100.00000 stays 100.00000), so with header.uuid \"\" it hashes to its uuid")}}
 ETA_RECEIPT_ANSWER = shape({"object": const("eta_receipt"), "payment_id": STR, **ETA_RECEIPT_DOC,
                             "returns": arr(shape(ETA_RECEIPT_DOC))})
 # a note answer is ZATCA's (its block's fields inline) or ETA's (an `eta` block), by the invoice's authority
@@ -992,11 +1051,16 @@ NEXT_ACTION = null(shape({
     optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint"),
     description="By type: redirect_to_url {redirect_to_url}; redirect {url, return_url}; display_reference "
                 "{reference, expires_at}; otp {phone_hint}"))
-PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: brand, last4, networks (mada); apple_pay, google_pay: "
+PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: card {brand, last4, networks}; apple_pay, google_pay: "
                           "card {brand, last4, exp_month, exp_year, networks} and wallet {type, dynamic_last4, "
                           "auth_method}; knet, benefit: "
                           "bank, payment_id, transaction_id, reference_number, result; fawry: reference, "
-                          "expires_at, paid_at; stcpay: phone_hint, attempts_left"}
+                          "expires_at, paid_at; stcpay: phone_hint, attempts_left",
+                          "properties": {"type": STR, "card": shape(
+                              {"brand": null(STR), "last4": null(STR), "exp_month": INT, "exp_year": INT,
+                               "networks": CARD_NETWORKS}, optional=("exp_month", "exp_year"),
+                              description="the card paid with (a wallet's: the device card); absent for a "
+                                          "method without a card")}}
 CRYPTO = shape({"asset": enum(crypto.ASSETS), "network": enum(crypto.NETWORKS), "address": STR,
                 "amount_crypto": DECIMAL, "rate": DECIMAL, "rate_locked_until": TS, "qr_code_url": STR,
                 "detected_at": null(TS), "confirmed_at": null(TS), "transaction_hash": null(STR)})
@@ -1060,10 +1124,12 @@ STCPAY_PHONE = {"type": "string", "pattern": r"^\+9665[01345689][0-9]{7}$",
 def _method_branches() -> list[dict]:
     """INTENT_CREATE's anyOf, one branch per way to pay, from the method registry: each method
     with the currencies it serves and, where its own limits are tighter than the currency's, its
-    amount bounds; the crypto pairs; the cash-on-delivery markets. `phone` is stcpay's (and
-    required by it), `expires_in_hours` fawry's, and the crypto and cash fields their methods'.
-    (More than one installment is a card's too, but one more constraint per branch outgrows what
-    schemathesis' canonical form models: `x-qafila-only` says it.)"""
+    amount bounds; crypto; the cash-on-delivery markets. `phone` is stcpay's (and required by it),
+    `expires_in_hours` fawry's, and the crypto and cash fields their methods'. (More than one
+    installment is a card's too, but one more constraint per branch outgrows what schemathesis'
+    canonical form models: `x-qafila-only` says it. Crypto is one branch, not one per asset: with
+    each currency's amount limits, three outgrew it when USD joined; `x-qafila-pairs` gives each
+    asset's networks.)"""
     own = {"stcpay": ("phone",), "fawry": ("expires_in_hours",), "crypto": ("crypto_asset", "crypto_network"),
            "cod": ("cod_address",)}
     fields = sorted({f for fs in own.values() for f in fs})
@@ -1079,8 +1145,9 @@ def _method_branches() -> list[dict]:
         required = ("phone",) if t == "stcpay" else ()
         extra = {"phone": STCPAY_PHONE} if t == "stcpay" else {}
         if t == "crypto":
-            out += [branch(t, {"crypto_asset": const(asset), "crypto_network": enum(nets)},
-                           ("crypto_asset", "crypto_network")) for asset, nets in crypto.PAIRS.items()]
+            networks = dict.fromkeys(n for nets in crypto.PAIRS.values() for n in nets)
+            out.append(branch(t, {"crypto_asset": enum(crypto.PAIRS), "crypto_network": enum(networks)},
+                              ("crypto_asset", "crypto_network")))
         elif t == "cod":
             out += [branch(t, {"currency": const(cur), "cod_address": {"type": "object",
                                                                        "properties": {"country": const(country)}}},
@@ -1097,14 +1164,15 @@ def _method_branches() -> list[dict]:
 INTENT_CREATE["anyOf"] = _method_branches()
 PAYMENT_METHOD = shape({"id": STR, "object": const("payment_method"), "type": STR, "livemode": BOOL,
                         "card": shape({"brand": null(STR), "last4": null(STR), "exp_month": null(INT),
-                                       "exp_year": null(INT), "fingerprint": null(STR), "networks": arr(STR)}),
+                                       "exp_year": null(INT), "fingerprint": null(STR), "networks": CARD_NETWORKS}),
                         "created_at": TS})
 UNIX_OR_ISO = UNIX_SECONDS
 
 V1: dict[tuple[str, str], Op] = {
     ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),),
                                      unique=(("split", "merchant_id"),),
-                                     only=(("installments", 1, "payment_method", ("card",)),)),
+                                     only=(("installments", 1, "payment_method", ("card",)),),
+                                     pairs=(("crypto_asset", "crypto_network", crypto.PAIRS),)),
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
@@ -1200,7 +1268,8 @@ TOKENS = shape({"access_token": {"type": "string", "description": "a JWT"},
                 "refresh_expires_in": {"type": "integer", "description": "seconds"},
                 "user": CRM_USER, "company": COMPANY})
 CRM_CUSTOMER = shape({"id": STR, "object": const("customer"), "name": STR, "email": null(STR),
-                      "phone": null(STR), "tags": arr(STR), "tax_id": null(TAX_ID), "created_at": TS, "updated_at": TS})
+                      "phone": null(STR), "tags": arr(STR), "tax_id": null(TAX_ID), "address": null(ADDRESS),
+                      "created_at": TS, "updated_at": TS})
 COMMISSION = shape({"id": STR, "object": const("commission"), "deal_id": STR, "user_id": STR, "cycle": INT,
                     "amount": INT, "currency": CRM_CURRENCY, "rate": DECIMAL,
                     "status": enum(("active", "reversed")), "created_at": TS, "reversed_at": null(TS)})
@@ -1259,7 +1328,7 @@ NEW_PASSWORD = {"type": "string", "minLength": crm_accounts.MIN_PASSWORD, "maxLe
 EMAIL = text(254, format="email")
 CRM_TAG = {"type": "string", "pattern": r"^\s*[a-zA-Z0-9][a-zA-Z0-9 _.-]{0,39}\s*$"}       # services.crm.customers._TAG
 CRM_CUSTOMER_IN = {"name": text(200, 1), "email": EMAIL, "phone": {"anyOf": [E164, CLEARED]},
-                   "tags": arr(CRM_TAG, maxItems=20), "tax_id": TAX_ID_IN}
+                   "tags": arr(CRM_TAG, maxItems=20), "tax_id": TAX_ID_IN, "address": ADDRESS_IN}
 CRM_CUSTOMER_UPDATE = {**CRM_CUSTOMER_IN, "email": {"anyOf": [EMAIL, CLEARED]}}
 DEAL_IN = {"title": text(200, 1), "customer_id": text(40), "owner_id": text(40), "stage": enum(crm_deals.STAGES),
            "value": amount(0), "currency": CRM_CURRENCY, "probability": {"type": "integer", "minimum": 0, "maximum": 100}}
@@ -1474,8 +1543,9 @@ INTENT_CREATE["anyOf"].append({"properties": {
     "payment_method": enum(_bnpl.TYPES),
     **{f: NOT_GIVEN for f in _own}}})
 INTENT_CREATE["description"] += ("; buyer, items (quantity x unit_amount adding up to amount) and shipping_address "
-                                 "for bnpl_split4 and bnpl_split3 only, and required by them, within each "
-                                 "method's currencies and limits (x-qafila-bnpl)")
+                                 "for bnpl_split4 and bnpl_split3 only, and required by them (shipping_address: "
+                                 "else the address of the customer_id's customer), within each method's currencies "
+                                 "and limits (x-qafila-bnpl)")
 BNPL_RULES = {"limits": {t: {cur: [methods.get(t).limit(cur).minimum, methods.get(t).limit(cur).maximum]
                              for cur in methods.get(t).currencies} for t in _bnpl.TYPES},
               "fields": ["buyer", "items", "shipping_address", "capture_method"],
@@ -1503,6 +1573,190 @@ V1.update({
                     "400 amount_too_large above what is capturable, 400 invalid_state in any other status."),
 })
 
+# ---- merchant /api: the team, sign-in's second step, step-up, sessions, two-factor, the audit log and
+# the payout bank account (rest_compat/merchant_team.py; services/identity, services/money/payout_settings.py).
+from services.identity import audit as _audit, permissions as _permissions, two_factor as _two_factor  # noqa: E402
+
+ROLE = enum(_permissions.ROLE_NAMES)
+ROLES_IN = arr(ROLE, minItems=1, description="one or more roles (a repeated one counts once); 400 naming roles when "
+                                             "empty or unknown")
+TOTP_CODE = {"type": "string", "pattern": r"^\s*[0-9]{6}\s*$",
+             "description": "the 6-digit code of the authenticator app (RFC 6238: 30 s steps, one step either side; "
+                            "a step once used is refused). Wrong: 400 invalid_two_factor_code naming code; after 5 "
+                            "wrong codes of the member in 5 minutes, 429 with Retry-After"}
+MEMBER = shape({"id": STR, "object": const("member"), "email": STR, "roles": arr(ROLE), "two_factor_enabled": BOOL,
+                "created_at": TS})
+INVITE = shape({"id": STR, "object": const("invite"), "email": STR, "roles": arr(ROLE),
+                "status": enum(("pending", "accepted", "revoked")),
+                "expires_at": {**TS, "description": "10 days after created_at; an expired invitation stays pending "
+                                                    "in the list but cannot be accepted (410)"},
+                "created_at": TS})
+SESSION = shape({"id": STR, "object": const("session"),
+                 "current": {"type": "boolean", "description": "the session of this request"},
+                 "kind": enum(("token", "cookie")),
+                 "device": {"type": "string", "description": "browser and system read from the user agent "
+                                                             "(\"Chrome on Mac OS X\"), \"\" when unknown"},
+                 "user_agent": null(STR), "ip": null(STR), "created_at": TS, "last_seen_at": TS})
+AUDIT_EVENT = shape({
+    "id": STR, "created_at": TS,
+    "actor": shape({"type": enum(("member", "api_key", "system")), "id": null(STR), "email": null(STR)}),
+    "action": enum(_audit.ACTIONS),
+    "object": null(shape({"type": STR, "id": null(STR)})),
+    "ip": null(STR), "user_agent": null(STR),
+    "before": null({"type": "object", "description": "the changed fields before (never a secret)"}),
+    "after": null({"type": "object", "description": "the changed fields after (never a secret)"})})
+PAYOUT_SETTINGS = shape({"object": const("payout_settings"),
+                         "iban_last4": null({"type": "string", "description": "the IBAN's last four characters (the "
+                                                                             "IBAN itself is never shown)"}),
+                         "account_holder_name": null(STR), "updated_at": null(TS)},
+                        description="null fields until the bank account is set")
+# verify-otp and verify-two-factor: a session (its token, or with session: cookie the qafila_session cookie in
+# Set-Cookie and the csrf_token), or verify-otp's two-factor challenge to answer first.
+_SESSION_FIELDS = ("session_id", "expires_in", "token", "csrf_token")
+
+
+def _sign_in(two_factor: tuple[str, ...], *, challenge: bool) -> dict:
+    props = {"merchant_id": STR, "member_id": STR,
+             "two_factor": {**enum(two_factor), "description": (
+                 "not_enrolled: a session, the member has no two-factor sign-in; challenge: answer challenge_id at "
+                 "POST /api/auth/verify-two-factor (no session yet); enrollment_required: a session that answers 403 "
+                 "two_factor_enrollment_required outside /api/me* until two-factor sign-in is confirmed; "
+                 "verified: a session after the authenticator or recovery code")},
+             "merchant_created": {"type": "boolean", "description": "this verification signed the merchant up"},
+             "session_id": STR, "expires_in": {"type": "integer", "description": "seconds: the session's longest life "
+                                                                               "(it also ends when idle)"},
+             "token": {"type": "string", "description": "session: token (the default): the credential, "
+                                                       "Authorization: Bearer sess_..."},
+             "csrf_token": {"type": "string", "description": "session: cookie: send it as X-CSRF-Token on every "
+                                                            "write made with the cookie"}}
+    optional = _SESSION_FIELDS
+    if challenge:
+        props["challenge_id"] = {"type": "string", "description": "two_factor challenge only (5 minutes)"}
+        optional = (*optional, "challenge_id")
+    return shape(props, optional=optional)
+
+
+SIGN_IN_NOTE = (" With session: cookie the answer sets the qafila_session cookie (HttpOnly, SameSite=Strict, Path=/, "
+                "Secure unless QAFILA_ENV=development) and carries csrf_token instead of token.")
+MERCHANT.update({
+    ("POST", "/auth/verify-otp"): Op(
+        _sign_in(("not_enrolled", "challenge", "enrollment_required"), challenge=True),
+        body({"request_id": text(64), "otp": {"type": "string", "pattern": "^[0-9]{6}$"},
+              "merchant_id": {"type": "string", "maxLength": 40,
+                              "description": "the merchant to sign in to, when the e-mail is a member of several "
+                                             "(default: the oldest membership); 404 naming merchant_id when the "
+                                             "e-mail is not its member (the code is not spent)"},
+              "session": enum(("token", "cookie"))},
+             required=("request_id", "otp")), errors=(401, 404),
+        description="An e-mail with no membership signs a new merchant up (merchant_created). A member with "
+                    "two-factor sign-in gets a challenge instead of a session." + SIGN_IN_NOTE),
+    ("POST", "/auth/verify-two-factor"): Op(
+        _sign_in(("verified",), challenge=False),
+        {**body({"challenge_id": text(64), "code": TOTP_CODE,
+                 "recovery_code": text(32, 8, description="one of the member's recovery codes (each works once)")},
+                required=("challenge_id",)),
+         "anyOf": [{"required": ["code"],
+                    "properties": {"code": {"type": "string"}, "recovery_code": {"type": "null"}}},
+                   {"required": ["recovery_code"],
+                    "properties": {"recovery_code": {"type": "string"}, "code": {"type": "null"}}}]},
+        errors=(401,),
+        description="The second step of a sign-in: the challenge_id of verify-otp and the authenticator code or a "
+                    "recovery code (exactly one). A wrong code is 401 invalid_two_factor_code; an unknown or "
+                    "expired challenge 401 invalid_challenge." + SIGN_IN_NOTE),
+    ("POST", "/auth/step-up"): Op(
+        shape({"step_up_expires_at": TS}), body({"code": TOTP_CODE}, required=("code",)),
+        description="A member's session only (an API key: 403 member_required), with two-factor sign-in on (400 "
+                    "two_factor_not_enabled): for 5 minutes this session may mint live keys, PUT "
+                    "/api/payout-settings and PUT /api/team/members/{id} (else 403 step_up_required)."),
+    ("POST", "/auth/sign-out"): Op(
+        shape({"signed_out": const_bool(True)}),
+        description="Ends this member session (an API key: 403 member_required); it then answers 401 "
+                    "session_revoked. A cookie session's answer clears the cookie."),
+    ("GET", "/me"): Op(
+        shape({"id": STR, "object": const("member"), "email": STR, "roles": arr(ROLE),
+               "permissions": arr(enum(sorted(_permissions.ALL)), description="the union of the roles' permissions"),
+               "two_factor_enabled": BOOL, "merchant_id": STR}),
+        description="The member of this session (an API key: 403 member_required)."),
+    ("GET", "/me/sessions"): Op(
+        shape({"data": arr(SESSION), "has_more": BOOL}),
+        description="The member's open sessions, newest first (an API key: 403 member_required)."),
+    ("DELETE", "/me/sessions/{id}"): Op(
+        shape({**SESSION["properties"], "revoked": const_bool(True)}),
+        description="Ends one of the member's sessions: it then answers 401 session_revoked."),
+    ("POST", "/me/sessions/revoke-others"): Op(
+        shape({"revoked": {"type": "integer", "description": "how many sessions ended"}}),
+        description="Ends every session of the member but this one."),
+    ("POST", "/me/two-factor/enroll"): Op(
+        shape({"secret": {"type": "string", "pattern": "^[A-Z2-7]+=*$", "description": "base32"},
+               "otpauth_uri": {"type": "string",
+                               "description": "otpauth://totp/Qafila:<email>?secret=...&issuer=Qafila"},
+               "qr_code": {"type": "string", "description": "the otpauth_uri as an SVG data URI"}}),
+        errors=(409,),
+        description="A new secret, not in force until confirmed; 409 two_factor_already_enabled. Takes no "
+                    "Idempotency-Key (the secret is never stored in clear)."),
+    ("POST", "/me/two-factor/confirm"): Op(
+        shape({"enabled": const_bool(True),
+               "recovery_codes": arr(STR, minItems=_two_factor.RECOVERY_CODES, maxItems=_two_factor.RECOVERY_CODES,
+                                     description="shown this once; each works once in place of a code")}),
+        body({"code": TOTP_CODE}, required=("code",)), errors=(409,),
+        description="The first code of the app turns two-factor sign-in on (400 two_factor_not_enrolled before "
+                    "enroll; 409 two_factor_already_enabled). Takes no Idempotency-Key (the recovery codes are "
+                    "shown once and never stored in clear)."),
+    ("POST", "/me/two-factor/disable"): Op(
+        shape({"enabled": const_bool(False)}), body({"code": TOTP_CODE}, required=("code",)), errors=(409,),
+        description="409 two_factor_not_enabled, or two_factor_enforced when the merchant requires it."),
+    ("POST", "/team/invites"): Op(
+        INVITE, body({"email": text(254, format="email"), "roles": ROLES_IN}, required=("email", "roles")),
+        errors=(409,),
+        description="E-mails {QAFILA_PUBLIC_URL}/dashboard/accept-invite?token=<token> (valid 10 days). 409 "
+                    "already_member or invite_pending (nothing written); inviting an owner takes an owner (else "
+                    "403). A member's session only (an API key: 403 member_required)."),
+    ("GET", "/team/invites"): Op(list_of(INVITE, total=None), query=PAGE),
+    ("DELETE", "/team/invites/{id}"): Op(
+        INVITE, errors=(409,),
+        description="409 invite_not_pending once accepted or revoked. A member's session only."),
+    ("POST", "/team/invites/accept"): Op(
+        shape({"member": MEMBER, "merchant": shape({"id": STR, "name": STR})}),
+        body({"token": text(200, description="the token of the invitation's link")}, required=("token",)),
+        errors=(404, 410),
+        description="No credential: the token is one. Unknown, used or revoked: 404 invite_not_found; expired: "
+                    "410 invite_expired. Then sign in with verify-otp (merchant_id picks this merchant)."),
+    ("GET", "/team/members"): Op(list_of(MEMBER, total=None), query=PAGE),
+    ("GET", "/team/members/{id}"): Op(MEMBER),
+    ("PUT", "/team/members/{id}"): Op(
+        MEMBER, body({"roles": ROLES_IN}, required=("roles",)), errors=(409,),
+        description="Replaces the member's roles, in force at once. Only an owner grants or takes owner (else "
+                    "403); the last owner cannot lose it (409 last_owner). A member's session only; with "
+                    "two-factor sign-in, a step-up (403 step_up_required)."),
+    ("DELETE", "/team/members/{id}"): Op(
+        shape({**MEMBER["properties"], "deleted": const_bool(True)}), errors=(409,),
+        description="The member's sessions end at once. Only an owner removes an owner (else 403); the last owner "
+                    "stays (409 last_owner). A member's session only."),
+    ("GET", "/audit-events"): Op(
+        shape({"data": arr(AUDIT_EVENT), "has_more": BOOL,
+               "next_cursor": null({"type": "string", "description": "the starting_after of the next page"})}),
+        query=(*PAGE, q("actor", id_schema(None), "the actor's id (mbr_ or key_)"),
+               q("action", enum(_audit.ACTIONS)),
+               q("object_type", {"type": "string", "maxLength": 40, "pattern": "^_*[A-Za-z][A-Za-z_]*$"},
+                 "member, invite, api_key, refund, ..."),
+               q("object_id", id_schema(None), "the object's id"),
+               q("created_gte", WHEN, "ISO 8601 date-time or Unix seconds: at or after"),
+               q("created_lte", WHEN, "ISO 8601 date-time or Unix seconds: at or before"),
+               q("format", enum(("json", "csv")))),
+        also_media=("text/csv",),
+        description="Newest first (the order of writing). format=csv answers text/csv: "
+                    + ", ".join(_audit.CSV_COLUMNS) + " (before and after as JSON)."),
+    ("GET", "/payout-settings"): Op(PAYOUT_SETTINGS),
+    ("PUT", "/payout-settings"): Op(
+        PAYOUT_SETTINGS,
+        body({"iban": {"type": "string", "maxLength": 64, "pattern": r"^\s*[A-Za-z]{2}[0-9]{2}[A-Za-z0-9\s]{11,}$",
+                       "description": "the IBAN, spaces allowed: its country's length and format and its mod-97 "
+                                      "check digits (400 naming iban otherwise: JSON Schema cannot state them)"},
+              "account_holder_name": text(140, 1)}, required=("iban", "account_holder_name")),
+        description="A member with two-factor sign-in needs a step-up (403 step_up_required). The audit log keeps "
+                    "only the IBAN's last four characters."),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors
@@ -1513,9 +1767,12 @@ ERROR = {"type": "object", "required": ["error"], "properties": {"error": {
         "type": {"type": "string", "description": "invalid_request_error, authentication_error, permission_error, "
                                                   "card_error, idempotency_error, rate_limit_error, api_error"},
         "code": {"type": "string", "description": "machine-readable, e.g. invalid_request, invalid_api_key, "
-                                                  "resource_not_found, rate_limit_exceeded, idempotency_conflict"},
+                                                  "resource_not_found, rate_limit_exceeded, idempotency_conflict, "
+                                                  "permission_denied, session_expired"},
         "message": {"type": "string", "description": "on the merchant /api, the documented text for the status"},
         "param": {"type": ["string", "null"], "description": "the field or parameter at fault"},
+        "permission": {"type": "string", "description": "on a 403 permission_denied: the permission the member's "
+                                                        "roles lack (refunds_write, audit_read, ...)"},
         "request_id": {"type": "string", "description": "also in the X-Request-Id header"},
         "detail": {"type": "string", "description": "merchant /api only: exactly what is wrong"},
         "decline_code": {"type": "string", "description": "on a card decline (402 payment_declined): "
@@ -1525,11 +1782,17 @@ ERROR = {"type": "object", "required": ["error"], "properties": {"error": {
 ERROR_TEXT = {
     400: "Invalid request: a field, parameter or path id is missing or malformed, or the operation is not "
          "allowed in the object's state",
-    401: "Missing or invalid credential",
+    401: "Missing or invalid credential; a member's session that expired (session_expired: idle past "
+         "QAFILA_SESSION_IDLE_SECONDS, or 12 hours old) or was signed out or revoked (session_revoked)",
     402: "Payment declined, or insufficient funds",
-    403: "Not allowed for this user, or a bad webhook signature or token",
+    403: "Not allowed: a member's roles lack the permission (permission_denied, naming it in `permission`); the "
+         "operation needs a member's session, not an API key (member_required), a step-up within 5 minutes "
+         "(step_up_required), or the member must first enrol in two-factor sign-in "
+         "(two_factor_enrollment_required); a cookie session's write without its X-CSRF-Token (csrf_failed); "
+         "or a bad webhook signature or token",
     404: "Resource not found",
     409: "Conflict: the idempotency key was used with other parameters, or is in use, or the value is taken",
+    410: "Gone: the invitation has expired (invite_expired)",
     413: "Request body too large (1 MiB)",
     415: "Unsupported Content-Type",
     429: "Rate limit exceeded (see Retry-After)",
@@ -1545,11 +1808,13 @@ PLAIN_ERRORS = {400: {"text/plain": {"schema": STR}}}
 
 
 def error_statuses(iface_name: str, route: Route, op: Op) -> list[int]:
-    """Every operation may answer 400, 429, 500 and 503; an authenticated one 401; one with a
-    path id 404; one taking a body 413 and 415; a keyed POST 409; plus the operation's own."""
+    """Every operation may answer 400, 429, 500 and 503; an authenticated one 401 and 403 (a
+    member's session: its roles lack the permission, it must enrol in two-factor sign-in, or
+    its cookie's write lacks X-CSRF-Token); one with a path id 404; one taking a body 413 and
+    415; a keyed POST 409; plus the operation's own."""
     out = {400, 429, 500, 503, *op.errors}
     if route.auth != "public":
-        out.add(401)
+        out.update((401, 403))
     if "{" in route.path:
         out.add(404)
     if route.method in ("POST", "PUT", "PATCH", "DELETE"):
@@ -1566,13 +1831,24 @@ def error_statuses(iface_name: str, route: Route, op: Op) -> list[int]:
 SECURITY = {
     "merchant": "secretKey", "v1": "secretKey", "crm": "crmAccessToken",
 }
+SESSION_COOKIE = "sessionCookie"      # an interface with `cookies` also takes a member's session cookie
 SECURITY_SCHEMES = {
     "secretKey": {"type": "http", "scheme": "bearer", "description":
-                  "A secret API key (sk_test_... or sk_live_...), or on /api the token of verify-otp. "
+                  "A secret API key (sk_test_... or sk_live_...: every permission), or a member's session token "
+                  "(sess_..., the token of verify-otp or verify-two-factor: its roles' permissions, in test mode). "
                   "Operations marked so also take a publishable key (pk_...)."},
     "crmAccessToken": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
-                       "description": "The CRM access token of signup, login or refresh (15 minutes)."},
+                       "description": "The CRM access token of signup, login or refresh (15 minutes), or a merchant "
+                                      "member's session token (sess_...)."},
+    SESSION_COOKIE: {"type": "apiKey", "in": "cookie", "name": "qafila_session", "description":
+                     "A member's browser session: the cookie set by verify-otp or verify-two-factor with session: "
+                     "cookie (HttpOnly, SameSite=Strict). Used when no Authorization header is sent; every write "
+                     "(any method but GET) also needs the X-CSRF-Token header with the sign-in's csrf_token (403 "
+                     "csrf_failed otherwise)."},
 }
+CSRF_HEADER = Param("X-CSRF-Token", {"type": "string"}, "with the qafila_session cookie only: the csrf_token of the "
+                    "sign-in (a write without it, or with another: 403 csrf_failed); ignored with an "
+                    "Authorization header", "header")
 KEY_HEADER = KEY_TEXT      # "" is no key
 IDEMPOTENCY_HEADERS = (
     Param("X-Idempotency-Key", KEY_HEADER, "replays the first answer for the same key and parameters; "
@@ -1631,6 +1907,11 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
         out["x-qafila-only"] = [[field, most, other, list(values)] for field, most, other, values in op.only]
         rules += [f"{field} above {most} only when {other} is {' or '.join(values)}."
                   for field, most, other, values in op.only]
+    if op.pairs:
+        out["x-qafila-pairs"] = [[field, other, {k: list(v) for k, v in allowed.items()}]
+                                 for field, other, allowed in op.pairs]
+        rules += [f"{other} must be one of {field}'s: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in allowed.items())
+                  + "." for field, other, allowed in op.pairs]
     if op.bnpl:
         out["x-qafila-bnpl"] = op.bnpl
         rules.append("BNPL: the amount within the method's limits in the currency, items adding up to it, a buyer "
@@ -1652,11 +1933,15 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
         out["security"] = []
     else:
         out["security"] = [{SECURITY[iface.name]: []}]
+        if getattr(iface, "cookies", False):
+            out["security"].append({SESSION_COOKIE: []})
         if route.auth == "key_or_publishable":
             out["description"] = (out.get("description", "") + " Takes a publishable key too.").strip()
     params = [path_param(iface.name, route.path, p).openapi() for p in re.findall(r"\{(\w+)", route.path)]
     params += [query_param(iface.name, route.path, p).openapi() for p in op.query]
     params += [p.openapi() for p in op.headers]
+    if getattr(iface, "cookies", False) and route.auth != "public" and route.method not in ("GET", "HEAD"):
+        params.append(CSRF_HEADER.openapi())
     if takes_idempotency_key(iface.name, route):
         params += [p.openapi() for p in IDEMPOTENCY_HEADERS]
     if params:
@@ -1756,7 +2041,8 @@ def document(interfaces: list[Interface], *, title: str, servers: list[str], des
     for iface in interfaces:
         for path, ops in paths(iface).items():
             all_paths.setdefault(path, {}).update(ops)
-    schemes = sorted({SECURITY[i.name] for i in interfaces if i.name in SECURITY})
+    schemes = sorted({SECURITY[i.name] for i in interfaces if i.name in SECURITY}
+                     | ({SESSION_COOKIE} if any(getattr(i, "cookies", False) for i in interfaces) else set()))
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": "1.0", "description": description},

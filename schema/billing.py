@@ -23,6 +23,15 @@ def _without_id(data: dict) -> dict:
     return {k: v for k, v in data.items() if k != "id"}
 
 
+def _with_nulls(input, *keys: str) -> dict:
+    """The input's data, with an explicit null of `keys` kept (it clears, as in REST)."""
+    data = _without_id(to_data(input))
+    for key in keys:
+        if getattr(input, key, strawberry.UNSET) is None:
+            data[key] = None
+    return data
+
+
 async def _invoices_by_id(info: Info[Context, None]):
     principal = info.context.principal
 
@@ -67,6 +76,9 @@ class Invoice(Node):
     tax_rate: float = strawberry.field(description="A percentage, 0 to 100, at most 2 decimals")
     tax: MinorAmount = strawberry.field(description="subtotal x tax_rate / 100, rounded half-up to the minor unit")
     total: MinorAmount = strawberry.field(description="subtotal + tax")
+    exchange_rate: str | None = strawberry.field(description="EGP per one unit of currency (decimal text) of a "
+                                                             "foreign-currency ETA e-invoice: given, or the merchant's "
+                                                             "rate taken as it left draft")
     due_date: date
     pdf_url: str
     hosted_invoice_url: str
@@ -102,7 +114,8 @@ class Invoice(Node):
                                       taxes=[InvoiceItemTax(type=t["type"], subtype=t["subtype"], rate=t.get("rate"),
                                                             amount=t.get("amount")) for t in x["taxes"]]
                                       if x.get("taxes") else None) for x in i.items],
-                   subtotal=i.subtotal, tax_rate=float(i.tax_rate), tax=i.tax, total=i.total, due_date=i.due_date,
+                   subtotal=i.subtotal, tax_rate=float(i.tax_rate), tax=i.tax, total=i.total,
+                   exchange_rate=i.exchange_rate, due_date=i.due_date,
                    **invoices.urls(i), sent_to=i.sent_to, sent_via=i.sent_via, sent_at=i.sent_at,
                    paid_at=i.paid_at, payment_id=i.payment_id, locale=i.locale, zatca=zatca_of(i.zatca), gib=gib_of(i.gib),
                    eta=eta_of(i.eta),
@@ -161,11 +174,14 @@ class MerchantProfile:
     legal_name: str | None
     address: str | None
     tax_number: str | None
+    crm_company_id: str | None = strawberry.field(description="The CRM company whose exchange rates price the "
+                                                              "merchant's foreign-currency ETA invoices")
 
     @classmethod
     def of(cls, p: dict) -> MerchantProfile:
         return cls(id=strawberry.ID(p["id"]), email=p["email"], name=p["name"], country=p["country"],
-                   legal_name=p["legal_name"], address=p["address"], tax_number=p["tax_number"])
+                   legal_name=p["legal_name"], address=p["address"], tax_number=p["tax_number"],
+                   crm_company_id=p.get("crm_company_id"))
 
 
 @strawberry.type
@@ -246,6 +262,16 @@ class InvoiceCreateInput:
     due_date: str | None = strawberry.UNSET
     tax_rate: float | None = strawberry.UNSET
     locale: str | None = strawberry.UNSET
+    exchange_rate: str | None = strawberry.field(default=strawberry.UNSET,
+                                                 description="EGP per one unit of currency (a foreign-currency ETA "
+                                                             "e-invoice): a decimal string, > 0, at most 5 decimals")
+
+
+@strawberry.input
+class InvoiceUpdateInput:
+    id: strawberry.ID
+    exchange_rate: str | None = strawberry.field(default=strawberry.UNSET,
+                                                 description="EGP per one unit of currency; null clears it")
 
 
 @strawberry.input
@@ -272,6 +298,9 @@ class MerchantProfileUpdateInput:
     legal_name: str | None = strawberry.UNSET
     address: str | None = strawberry.UNSET
     tax_number: str | None = strawberry.UNSET
+    crm_access_token: str | None = strawberry.field(
+        default=strawberry.UNSET, description="An access token of an admin of the merchant's CRM company: links it "
+                                              "(its exchange rates price foreign-currency ETA invoices); null unlinks")
 
 
 @strawberry.type
@@ -373,6 +402,13 @@ class Mutation:
         i, errors = await user_errors(lambda: invoices.create_invoice(principal=principal, data=to_data(input)))
         return InvoicePayload(invoice=Invoice.of(i) if i else None, user_errors=errors)
 
+    @strawberry.mutation(description="Change a draft invoice (its exchange rate).")
+    async def invoice_update(self, info: Info[Context, None], input: InvoiceUpdateInput) -> InvoicePayload:
+        principal = info.context.principal
+        i, errors = await user_errors(lambda: invoices.update_invoice(principal=principal, invoice_id=str(input.id),
+                                                                      data=_with_nulls(input, "exchange_rate")))
+        return InvoicePayload(invoice=Invoice.of(i) if i else None, user_errors=errors)
+
     @strawberry.mutation
     async def invoice_send(self, info: Info[Context, None], input: InvoiceSendInput) -> InvoicePayload:
         principal = info.context.principal
@@ -390,7 +426,8 @@ class Mutation:
     async def merchant_profile_update(self, info: Info[Context, None],
                                       input: MerchantProfileUpdateInput) -> MerchantProfilePayload:
         principal = info.context.principal
-        p, errors = await user_errors(lambda: profiles.update_profile(principal=principal, data=to_data(input)))
+        p, errors = await user_errors(lambda: profiles.update_profile(principal=principal,
+                                                                      data=_with_nulls(input, "crm_access_token")))
         return MerchantProfilePayload(merchant=MerchantProfile.of(p) if p else None, user_errors=errors)
 
     @strawberry.mutation(description="Move the test clock forward and run what fell due (test mode only).")

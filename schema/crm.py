@@ -9,6 +9,7 @@ import strawberry
 from strawberry.types import Info
 
 from schema.scalars import MinorAmount
+from schema.addresses import Address, AddressInput, address_data
 from schema.tax_ids import TaxId, TaxIdInput
 from schema.context import Context
 from schema.errors import UserError, user_errors
@@ -40,13 +41,15 @@ class CrmCustomer(Node):
     phone: str | None
     tags: list[str]
     tax_id: TaxId | None = strawberry.field(description="The customer's tax identity")
+    address: Address | None = strawberry.field(description="The customer's postal address")
     created_at: datetime
     updated_at: datetime
 
     @classmethod
     def of(cls, c) -> CrmCustomer:
         return cls(id=strawberry.ID(c.id), name=c.name, email=c.email, phone=c.phone, tags=customers.tags_of(c),
-                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at, updated_at=c.updated_at)
+                   tax_id=TaxId.of(c.tax_id), address=Address.of(c.address), created_at=c.created_at,
+                   updated_at=c.updated_at)
 
 
 @strawberry.type
@@ -333,6 +336,7 @@ class CrmCustomerCreateInput:
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
     tax_id: TaxIdInput | None = strawberry.UNSET
+    address: AddressInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -343,6 +347,7 @@ class CrmCustomerUpdateInput:
     phone: str | None = strawberry.UNSET
     tags: list[str] | None = strawberry.UNSET
     tax_id: TaxIdInput | None = strawberry.UNSET
+    address: AddressInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -411,7 +416,7 @@ def _update_data(input) -> dict:
     for key in ("email", "phone"):
         if getattr(input, key, strawberry.UNSET) is None:
             data[key] = None
-    return data
+    return address_data(data, input)
 
 
 @strawberry.type
@@ -419,7 +424,8 @@ class Mutation:
     @strawberry.mutation
     async def crm_customer_create(self, info: Info[Context, None], input: CrmCustomerCreateInput) -> CrmCustomerPayload:
         p = crm_principal(info)
-        c, errors = await user_errors(lambda: customers.create_customer(principal=p, data=to_data(input)))
+        c, errors = await user_errors(lambda: customers.create_customer(principal=p,
+                                                                        data=address_data(to_data(input), input)))
         return CrmCustomerPayload(customer=CrmCustomer.of(c) if c else None, user_errors=errors)
 
     @strawberry.mutation

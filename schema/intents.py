@@ -128,7 +128,7 @@ class PaymentIntent(Node):
     cod_status: str | None
     qr_code_url: str | None
     payment_method_details: JSON | None = strawberry.field(
-        default=None, description="The card's brand and networks (mada), or the local method's own references "
+        default=None, description="The card's brand and networks, or the local method's own references "
                                   "and result (knet, benefit, fawry, stcpay); as in REST.")
     installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
     capture_method: str | None = strawberry.field(default=None, description="manual for BNPL (captured as it ships)")

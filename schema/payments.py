@@ -14,11 +14,12 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.money import Dispute
 from schema.einvoicing import InvoiceGib, InvoiceNote, gib_of
+from schema.addresses import Address, AddressInput, address_data
 from schema.tax_ids import TaxId, TaxIdInput
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
-from services.payments import customers, payments, receipts, routing
+from services.payments import cards, customers, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
 
@@ -33,12 +34,14 @@ class Customer(Node):
     phone: str | None
     metadata: JSON
     tax_id: TaxId | None = strawberry.field(description="The customer's tax identity, read by every e-invoice")
+    address: Address | None = strawberry.field(description="The customer's postal address, read by e-invoices "
+                                                           "and a BNPL intent's shipping address")
     created_at: datetime
 
     @classmethod
     def of(cls, c) -> Customer:
         return cls(id=strawberry.ID(c.id), email=c.email, name=c.name, phone=c.phone, metadata=c.metadata or {},
-                   tax_id=TaxId.of(c.tax_id), created_at=c.created_at)
+                   tax_id=TaxId.of(c.tax_id), address=Address.of(c.address), created_at=c.created_at)
 
 
 @strawberry.type
@@ -102,8 +105,9 @@ class PaymentCard:
     exp_year: int | None
     fingerprint: str | None
     country: str | None
-    networks: list[str] | None = strawberry.field(
-        default=None, description="A mada card's networks, e.g. [\"mada\", \"visa\"] when co-badged")
+    networks: list[str] = strawberry.field(
+        default_factory=list, description="The card's networks: [\"visa\"], [\"mastercard\"], a mada card's "
+                                          "[\"mada\"] or [\"mada\", \"visa\"] when co-badged")
 
 
 @strawberry.type(description="Apple Pay / Google Pay: how the wallet token paid")
@@ -150,7 +154,7 @@ def _card(root) -> PaymentCard:
     p = root._row
     return PaymentCard(brand=p.card_brand, last4=p.card_last4, exp_month=p.card_exp_month,
                        exp_year=p.card_exp_year, fingerprint=p.card_fingerprint, country=p.card_country,
-                       networks=p.card_networks)
+                       networks=cards.card_networks(p.card_brand, p.card_networks))
 
 
 def _wallet(root) -> PaymentWallet | None:
@@ -389,6 +393,7 @@ class CustomerCreateInput:
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
     tax_id: TaxIdInput | None = strawberry.UNSET
+    address: AddressInput | None = strawberry.UNSET
 
 
 @strawberry.input
@@ -399,6 +404,7 @@ class CustomerUpdateInput:
     phone: str | None = strawberry.UNSET
     metadata: JSON | None = strawberry.UNSET
     tax_id: TaxIdInput | None = strawberry.UNSET
+    address: AddressInput | None = strawberry.UNSET
 
 
 @strawberry.type
@@ -519,14 +525,15 @@ class Mutation:
     @strawberry.mutation
     async def customer_create(self, info: Info[Context, None], input: CustomerCreateInput) -> CustomerPayload:
         principal = info.context.principal
-        c, errors = await user_errors(lambda: customers.create_customer(principal=principal, data=to_data(input)))
+        c, errors = await user_errors(lambda: customers.create_customer(principal=principal,
+                                                                        data=address_data(to_data(input), input)))
         return CustomerPayload(customer=Customer.of(c) if c else None, user_errors=errors)
 
     @strawberry.mutation
     async def customer_update(self, info: Info[Context, None], input: CustomerUpdateInput) -> CustomerPayload:
         principal = info.context.principal
         c, errors = await user_errors(lambda: customers.update_customer(
-            principal=principal, customer_id=str(input.id), data=_without_id(to_data(input))))
+            principal=principal, customer_id=str(input.id), data=address_data(_without_id(to_data(input)), input)))
         return CustomerPayload(customer=Customer.of(c) if c else None, user_errors=errors)
 
     @strawberry.mutation

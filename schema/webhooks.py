@@ -77,7 +77,7 @@ class WebhookEvent(Node):
         out = cls(id=strawberry.ID(e.id), event=e.type, delivered=s.delivered, status=s.status, attempts=s.attempts,
                   object_id=e.object_id, created_at=e.created_at)
         if detail:
-            out.data = {"object": e.data}
+            out.data = webhooks.event_data(e.data)
             out.deliveries = [
                 WebhookDelivery(id=strawberry.ID(d.id), endpoint_id=strawberry.ID(d.endpoint_id), state=d.state,
                                 delivered=d.delivered, attempts=d.attempts, next_attempt_at=d.next_attempt_at,

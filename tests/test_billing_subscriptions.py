@@ -172,7 +172,7 @@ async def test_two_schedulers_never_bill_one_period_twice(client, merchant, make
     ({"interval": None}, "interval"),
     ({"amount": 0}, "amount"),
     ({"amount": "99"}, "amount"),
-    ({"currency": "USD"}, "currency"),
+    ({"currency": "EUR"}, "currency"),
     ({"plan": ""}, "plan"),
     ({"interval_count": 0}, "interval_count"),
     ({"interval": "year", "interval_count": 4}, "interval_count"),

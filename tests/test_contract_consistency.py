@@ -30,9 +30,9 @@ from tests.webhooks_fixtures import receiver  # noqa: F401
 
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 GENERATED_RID = re.compile(r"req_[A-Za-z0-9]{24}")
-CURRENCIES = ("TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD")
+CURRENCIES = ("TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD", "USD")
 HOME = {"TRY": "TR", "SAR": "SA", "AED": "AE", "QAR": "QA", "KWD": "KW", "EGP": "EG", "IQD": "IQ", "BHD": "BH",
-        "OMR": "OM", "JOD": "JO"}
+        "OMR": "OM", "JOD": "JO", "USD": "EG"}        # USD: an Egyptian exporter's
 
 
 # ---------------------------------------------------------------- a raw webhook receiver
@@ -317,6 +317,7 @@ DOCUMENTED = {  # currency: (exponent, minimum, maximum) in minor units
     "TRY": (2, 100, 50_000_000), "SAR": (2, 10, 5_000_000), "AED": (2, 10, 5_000_000), "KWD": (3, 100, 4_000_000),
     "QAR": (2, 10, 5_000_000), "EGP": (2, 500, 60_000_000), "IQD": (3, 250_000, 16_000_000_000),
     "BHD": (3, 100, 5_000_000), "OMR": (3, 100, 5_000_000), "JOD": (3, 100, 10_000_000),
+    "USD": (2, 100, 1_500_000),
 }
 
 

@@ -13,6 +13,7 @@ import pathlib
 import shutil
 import subprocess
 
+from models.team import Member
 from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from models.events import Event
@@ -94,7 +95,7 @@ async def test_setup_keeps_secrets_sealed_and_shows_the_certificate(client, merc
 
 async def test_live_mode_needs_a_certificate(client, merchant):
     from services.identity import auth
-    session = auth.issue_session(merchant.id)
+    session = await auth.open_session(await Member.get(merchant_id=merchant.id))
     live = await (await client.post("/api/api-keys", json={"mode": "live"},
                                     headers={"Authorization": f"Bearer {session.token}"})).json()
     status, out = await call(client, "POST", "/api/einvoicing/eta/setup", live["key"], SETUP)
@@ -200,10 +201,13 @@ async def test_bad_invoice_input_is_a_400_naming_the_field_and_nothing_is_writte
         assert stored.status == "draft" and stored.eta is None
     assert await EinvoiceDocument.filter(merchant_id=merchant.id).count() == 0
     assert (await EinvoiceUnit.get(merchant_id=merchant.id)).seq == 0
-    # not ETA's: another currency, a customer without an Egyptian tax id
-    status, usd = await call(client, "POST", "/api/invoices", merchant.sk,
-                             {"customer_id": cid, "currency": "TRY", "items": [{"name": "X", "amount": 100}]})
-    assert (await mark_paid(client, merchant.sk, usd["id"]))["eta"] is None
+    # another currency is ETA's too, and needs its EGP rate: never a silent skip
+    status, lira = await call(client, "POST", "/api/invoices", merchant.sk,
+                              {"customer_id": cid, "currency": "TRY", "items": [{"name": "X", "amount": 100}]})
+    out = await mark_paid(client, merchant.sk, lira["id"], expect=400)
+    assert (out["error"]["param"], out["error"]["code"]) == ("currency", "exchange_rate_missing"), out
+    assert (await Invoice.get(id=lira["id"])).status == "draft"
+    # not ETA's: a customer without an Egyptian tax id
     status, plain = await call(client, "POST", "/api/customers", merchant.sk, {"name": "Walk-in"})
     inv = await egp_invoice(client, merchant.sk, plain["id"], items=[{"name": "X", "amount": 100}])
     assert (await mark_paid(client, merchant.sk, inv["id"]))["eta"] is None

@@ -12,9 +12,12 @@ import pytest
 from aiohttp import web
 from openapi_spec_validator import validate
 
+from models.team import Member
 from rest_compat.openapi import UNDESCRIBED
+from services.identity import auth
 from services.money import currencies as money
 from tests.helpers import bearer
+from tests.team_fixtures import cookie_header, invite_token, owner_token, request_code, totp, uniq
 from tests.crm_fixtures import crm, new_email, signup  # noqa: F401
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -130,7 +133,9 @@ async def test_every_operation_has_schemas_errors_and_security(kind, client, crm
     schemes = doc["components"]["securitySchemes"]
     if kind == "main":
         assert doc["servers"] == [{"url": settings.public_url}]
-        assert schemes == {"secretKey": {**schemes["secretKey"], "type": "http", "scheme": "bearer"}}
+        assert schemes == {"secretKey": {**schemes["secretKey"], "type": "http", "scheme": "bearer"},
+                           "sessionCookie": {**schemes["sessionCookie"], "type": "apiKey", "in": "cookie",
+                                             "name": "qafila_session"}}
     else:
         assert doc["servers"] == [{"url": settings.crm_public_url}]
         assert schemes["crmAccessToken"]["bearerFormat"] == "JWT"
@@ -166,7 +171,7 @@ async def test_enumerations_and_parameters_come_from_the_services(client):
     create = doc["paths"]["/v1/payments/intent"]["post"]
     schema = create["requestBody"]["content"]["application/json"]["schema"]
     assert schema["properties"]["currency"]["enum"] == list(money.CURRENCIES)
-    assert set(money.CURRENCIES) == {"TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD"}
+    assert set(money.CURRENCIES) == {"TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD", "USD"}
     assert set(schema["required"]) == {"amount", "currency", "payment_method"}
     assert schema["properties"]["payment_method"]["enum"] == ["card", "crypto", "cod", "qr", "tap_to_pay", "mada",
                                                               "knet", "benefit", "fawry", "stcpay", "apple_pay",
@@ -178,7 +183,7 @@ async def test_enumerations_and_parameters_come_from_the_services(client):
     assert listing["limit"]["schema"]["maximum"] == 100
     assert "409" in create["responses"] and "402" in create["responses"]
     headers = {p["name"] for p in create["parameters"] if p["in"] == "header"}
-    assert headers == {"X-Idempotency-Key", "Idempotency-Key"}
+    assert headers == {"X-Idempotency-Key", "Idempotency-Key", "X-CSRF-Token"}      # the cookie session's writes
     pay = doc["paths"]["/api/payments/create"]["post"]
     assert "402" in pay["responses"]
     assert doc["paths"]["/api/auth/request-otp"]["post"]["security"] == []
@@ -218,6 +223,8 @@ async def test_real_answers_validate_against_the_document(client, crm, merchant)
                      headers=h)
     await call("GET", f"/api/customers/{cus['id']}", expect=200, headers=h)
     await call("PUT", f"/api/customers/{cus['id']}", expect=200, json={"phone": "+905551112233"}, headers=h)
+    await call("PUT", f"/api/customers/{cus['id']}", expect=200, headers=h,
+               json={"address": {"line1": "26 Tahrir St", "city": "Giza", "country": "eg"}})
     await call("GET", "/api/customers?limit=5", expect=200, headers=h)
     rule = await call("POST", "/api/routing/rules", expect=200, headers=h, json={
         "name": "Saudi cards", "provider": "gulfnet",
@@ -282,6 +289,8 @@ async def test_real_answers_validate_against_the_document(client, crm, merchant)
                  headers=a)
     await c("GET", f"/api/customers/{cc['id']}", expect=200, headers=a)
     await c("PUT", f"/api/customers/{cc['id']}", expect=200, json={"name": "Layla H"}, headers=a)
+    await c("PUT", f"/api/customers/{cc['id']}", expect=200, json={"address": {"city": "Riyadh", "country": "SA"}},
+            headers=a)
     await c("GET", "/api/customers?q=layla&tag=vip", expect=200, headers=a)
     deal = await c("POST", "/api/deals", expect=201, headers=a,
                    json={"title": "Fleet", "customer_id": cc["id"], "value": 100000, "currency": "TRY"})
@@ -371,3 +380,82 @@ async def test_overlong_id_filters_are_refused_not_a_500(crm):  # noqa: F811 - f
         assert r.status == 400, (path, await r.text())
     r = await crm.get(f"/api/messaging/messages?customer_id={long}", headers=a.h)
     assert r.status == 404 and (await r.json())["error"]["param"] == "customer_id"
+
+
+async def test_team_answers_validate_against_the_document(client, merchant, mailer, clock):
+    """Issue 44's routes: each answer (and the 401/403/410 refusals a member meets) is the documented one."""
+    doc = await document(client)
+    call = Contract(client, doc)
+    owner = bearer(await owner_token(merchant))
+    await call("GET", "/api/me", expect=200, headers=owner)
+    await call("GET", "/api/me/sessions", expect=200, headers=owner)
+    email = uniq("dev")
+    await call("POST", "/api/team/invites", expect=201, json={"email": email, "roles": ["developer"]}, headers=owner)
+    await call("GET", "/api/team/invites", expect=200, headers=owner)
+    accepted = await call("POST", "/api/team/invites/accept", expect=200, json={"token": invite_token(mailer, email)})
+    await call("POST", "/api/team/invites/accept", expect=404, json={"token": invite_token(mailer, email)})
+    expiring = uniq("late")
+    gone = await call("POST", "/api/team/invites", expect=201, json={"email": expiring, "roles": ["analyst"]},
+                      headers=owner)
+    clock.advance(days=11)
+    await call("POST", "/api/team/invites/accept", expect=410, json={"token": invite_token(mailer, expiring)})
+    owner = bearer(await owner_token(merchant))          # the first one idled out over those days
+    await call("DELETE", f"/api/team/invites/{gone['id']}", expect=200, headers=owner)
+    member_id = accepted["member"]["id"]
+    await call("GET", "/api/team/members", expect=200, headers=owner)
+    await call("GET", f"/api/team/members/{member_id}", expect=200, headers=owner)
+    await call("PUT", f"/api/team/members/{member_id}", expect=200, json={"roles": ["analyst"]}, headers=owner)
+    analyst = bearer((await auth.open_session(await Member.get(id=member_id))).token)
+    denied = await call("POST", "/api/customers", expect=403, json={"name": "Ada"}, headers=analyst)
+    assert denied["error"]["code"] == "permission_denied" and denied["error"]["permission"] == "customers_write"
+    await call("DELETE", f"/api/team/members/{member_id}", expect=200, headers=owner)
+    # an API key: no team writes; a role without the permission: permission_denied naming it
+    refused = await call("POST", "/api/team/invites", expect=403, json={"email": uniq("x"), "roles": ["analyst"]},
+                         headers=bearer(merchant.sk))
+    assert refused["error"]["code"] == "member_required"
+    await call("PUT", "/api/merchant", expect=200, json={"require_two_factor": False}, headers=bearer(merchant.sk))
+
+    enrolled = await call("POST", "/api/me/two-factor/enroll", expect=200, headers=owner)
+    confirmed = await call("POST", "/api/me/two-factor/confirm", expect=200, headers=owner,
+                           json={"code": totp(enrolled["secret"], clock)})
+    assert len(confirmed["recovery_codes"]) == 10
+    clock.advance(seconds=30)
+    await call("POST", "/api/auth/step-up", expect=200, json={"code": totp(enrolled["secret"], clock)}, headers=owner)
+    await call("PUT", "/api/payout-settings", expect=200, headers=owner,
+               json={"iban": "SA03 8000 0000 6080 1016 7519", "account_holder_name": "Shop LLC"})
+    await call("GET", "/api/payout-settings", expect=200, headers=owner)
+    await call("GET", "/api/audit-events?limit=5", expect=200, headers=owner)
+    csv = await call("GET", "/api/audit-events?format=csv", expect=200, headers=owner)
+    assert csv.startswith(b"id,created_at,actor_type")
+
+    # sign-in with the second factor, into a cookie session
+    request_id, code = await request_code(client, mailer, merchant.email)
+    challenge = await call("POST", "/api/auth/verify-otp", expect=200,
+                           json={"request_id": request_id, "otp": code, "session": "cookie"})
+    assert challenge["two_factor"] == "challenge"
+    clock.advance(seconds=30)
+    r = await client.post("/api/auth/verify-two-factor",
+                          json={"challenge_id": challenge["challenge_id"], "code": totp(enrolled["secret"], clock)})
+    signed_in = await r.json()
+    assert r.status == 200 and "token" not in signed_in, signed_in
+    check_schema(doc, doc["paths"]["/api/auth/verify-two-factor"]["post"]["responses"]["200"]["content"][
+        "application/json"]["schema"], signed_in)
+    cookie = r.cookies["qafila_session"].value
+    await call("GET", "/api/me", expect=200, headers=cookie_header(cookie))
+    refused = await call("POST", "/api/me/sessions/revoke-others", expect=403, headers=cookie_header(cookie))
+    assert refused["error"]["code"] == "csrf_failed"
+    await call("POST", "/api/me/sessions/revoke-others", expect=200,
+               headers=cookie_header(cookie, signed_in["csrf_token"]))
+    await call("DELETE", f"/api/me/sessions/{signed_in['session_id']}", expect=200,
+               headers=cookie_header(cookie, signed_in["csrf_token"]))
+    ended = await call("GET", "/api/me", expect=401, headers=cookie_header(cookie))
+    assert ended["error"]["code"] == "session_revoked"
+    await call("GET", "/api/me", expect=401, headers=owner)      # revoke-others ended it
+    owner = bearer(await owner_token(merchant))
+    await call("PUT", "/api/merchant", expect=200, json={"require_two_factor": True}, headers=bearer(merchant.sk))
+    clock.advance(seconds=30)
+    enforced = await call("POST", "/api/me/two-factor/disable", expect=409, headers=owner,
+                          json={"code": totp(enrolled["secret"], clock)})
+    assert enforced["error"]["code"] == "two_factor_enforced"
+    await call("POST", "/api/auth/sign-out", expect=403, headers=bearer(merchant.sk))
+    await call("POST", "/api/auth/sign-out", expect=200, headers=owner)

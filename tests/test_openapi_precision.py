@@ -236,8 +236,15 @@ async def test_the_request_itself_decides_these_and_the_document_says_so(client,
     assert card["properties"]["phone"] == {"type": "null"} and "KWD" in card["properties"]["currency"]["enum"]
     [knet] = branches["knet"]                    # a method's own limits, tighter than the currency's
     assert knet["properties"]["amount"] == {"minimum": 100, "maximum": 3_000_000}
-    assert len(branches["cod"]) == 7 and len(branches["crypto"]) == 3
+    assert len(branches["cod"]) == 7 and len(branches["crypto"]) == 1       # an asset's networks: x-qafila-pairs
     op = doc["paths"]["/v1/payments/intent"]["post"]
+    networks = {"USDT": ["trc20", "erc20", "bep20"], "BTC": ["bitcoin"], "ETH": ["ethereum", "erc20"]}
+    assert op["x-qafila-pairs"] == [["crypto_asset", "crypto_network", networks]]
+    assert ("crypto_network must be one of crypto_asset's: USDT: trc20, erc20, bep20; BTC: bitcoin; "
+            "ETH: ethereum, erc20.") in op["description"]
+    bad = await create(client, merchant.sk, expect=400, payment_method="crypto", crypto_asset="BTC",
+                       crypto_network="trc20")
+    assert bad["error"]["param"] == "crypto_network"
     assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card"]],
                                    ["invoice", False, "currency", ["TRY"]], ["eta_receipt", False, "currency", ["EGP"]]]
     assert op["x-qafila-unique"] == [["split", "merchant_id"]]
@@ -272,3 +279,25 @@ async def test_a_settlement_csv_is_a_documented_answer(client):
     doc = await _doc(client)
     content = doc["paths"]["/api/settlements/{id}/transactions"]["get"]["responses"]["200"]["content"]
     assert set(content) == {"application/json", "text/csv"} and content["text/csv"]["schema"]["type"] == "string"
+
+
+async def test_the_address_in_a_body_is_what_the_service_takes(client, crm, merchant):  # noqa: F811
+    """`address` on the customers' bodies (/api and the CRM): what the schema refuses, the service
+    refuses with a 400 naming the field, and what it takes, the service takes."""
+    import jsonschema
+
+    from tests.billing_fixtures import call
+
+    cases = [({"country": "eg", "city": "Giza"}, None), ({"country": " SA "}, None),
+             ({"line2": None, "state": ""}, None), (None, None), ({"country": "EGY"}, "address.country"),
+             ({"country": "QQ"}, "address.country"), ({"zip": "1"}, "address.zip"),
+             ({"building_number": 7}, "address.building_number")]
+    for c in (client, crm):
+        doc = await _doc(c)
+        schema = {**_body(doc, "/api/customers/{id}", "put"), "components": doc["components"]}
+        for address, param in cases:
+            assert jsonschema.Draft202012Validator(schema).is_valid({"address": address}) is (param is None), address
+    status, cus = await call(client, "POST", "/api/customers", merchant.sk, {"name": "A"})
+    for address, param in cases:
+        status, out = await call(client, "PUT", f"/api/customers/{cus['id']}", merchant.sk, {"address": address})
+        assert (status, out.get("error", {}).get("param")) == ((200, None) if param is None else (400, param)), out

@@ -36,7 +36,7 @@ async def test_apple_pay_token_on_create_pays_at_once(client, merchant, clock):
     assert i["status"] == "succeeded" and i["payment_method"] == "apple_pay"
     assert i["payment_method_details"] == {
         "type": "apple_pay", "card": {"brand": "visa", "last4": "4242", "exp_month": 12, "exp_year": 2030,
-                                      "networks": []},
+                                      "networks": ["visa"]},
         "wallet": {"type": "apple_pay", "dynamic_last4": "4242", "auth_method": "CRYPTOGRAM_3DS"}}
     got = await get(client, merchant.sk, i["id"])
     assert got["payment_method_details"] == i["payment_method_details"]

@@ -5,7 +5,9 @@ Money in integer minor units: subtotal = sum(amount x quantity); tax = subtotal 
 rounded half-up to the currency's minor unit once; total = subtotal + tax. Numbers are
 `INV-<year>-<sequence>`; the sequence counts per merchant and mode, is taken in the invoice's
 own transaction (a row lock on the counter), and so has no gaps even under concurrent creates.
-States: draft -> sent (again allowed) -> paid; draft -> paid. A paid invoice cannot be sent."""
+States: draft -> sent (again allowed) -> paid; draft -> paid. A paid invoice cannot be sent.
+A foreign-currency invoice may carry `exchange_rate` (EGP per unit, for its ETA e-invoice), set on
+create or while it is a draft (`update_invoice`)."""
 from __future__ import annotations
 
 import asyncio
@@ -100,6 +102,38 @@ def parse_tax_rate(value: Any, param: str = "tax_rate") -> Decimal:
     return rate.quantize(Decimal("0.01")).normalize() if rate else Decimal(0)
 
 
+MAX_EXCHANGE_RATE = Decimal(1_000_000)
+EXCHANGE_RATE_PATTERN = r"^\s*(?=[0-9.]*[1-9])([0-9]{1,6}(\.[0-9]{1,5})?|1000000(\.0{1,5})?)\s*$"
+_EXCHANGE_RATE = re.compile(EXCHANGE_RATE_PATTERN)
+
+
+def parse_exchange_rate(value: Any, param: str = "exchange_rate") -> Decimal | None:
+    """EGP per one unit of the invoice's currency: a decimal string (a JSON number is read as
+    written), above 0 and at most 1,000,000, with at most 5 decimals (ETA's); None when not given."""
+    if value is None:
+        return None
+    message = (f"{param} must be a decimal string of EGP per one unit, above 0 with at most 5 decimals "
+               "(e.g. \"48.25\")")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValidationError(message, param=param)
+    text = value if isinstance(value, str) else str(value)
+    if isinstance(value, float) and value.is_integer():
+        text = str(int(value))
+    if not _EXCHANGE_RATE.match(text):
+        raise ValidationError(message, param=param)
+    return Decimal(text.strip())
+
+
+def _fx_text(rate: Decimal | None) -> str | None:
+    return None if rate is None else format(rate.normalize(), "f")
+
+
+def _check_fx(rate: Decimal | None, currency: str) -> None:
+    if rate is not None and currency == "EGP":
+        raise ValidationError("exchange_rate: an EGP invoice takes no exchange rate (it is EGP per one unit of "
+                              "another currency)", param="exchange_rate")
+
+
 def compute_totals(items: list[Item], tax_rate: Decimal) -> tuple[int, int, int]:
     subtotal = sum(i.amount * i.quantity for i in items)
     if any(i.taxes for i in items):
@@ -187,7 +221,10 @@ async def create_invoice(*, principal: Principal, data: dict) -> Invoice:
     rate = parse_tax_rate(data.get("tax_rate"))
     locale = f.enum("locale", LOCALES)
     f.seen.add("metadata")
+    f.seen.add("exchange_rate")
+    fx = parse_exchange_rate(data.get("exchange_rate"))
     f.reject_unknown()
+    _check_fx(fx, currency)
     items = _items(raw_items, currency)
     customer = await _customer(principal, customer_id)
     now = await clock.now_for(principal)
@@ -197,7 +234,7 @@ async def create_invoice(*, principal: Principal, data: dict) -> Invoice:
         raise ValidationError(f"due_date must not be in the past (today is {now.date().isoformat()})",
                               param="due_date")
     return await create_for(principal=principal, customer=customer, currency=currency, items=items,
-                            tax_rate=rate, due_date=due, locale=locale, now=now)
+                            tax_rate=rate, due_date=due, locale=locale, now=now, exchange_rate=fx)
 
 
 async def _customer(principal: Principal, customer_id: str) -> Customer:
@@ -211,7 +248,8 @@ async def _customer(principal: Principal, customer_id: str) -> Customer:
 
 async def create_for(*, principal: Principal, customer: Customer, currency: str, items: list[Item],
                      tax_rate: Decimal, due_date: date, now: datetime, locale: str | None = None,
-                     subscription_id: str | None = None, period: tuple[datetime, datetime] | None = None) -> Invoice:
+                     subscription_id: str | None = None, period: tuple[datetime, datetime] | None = None,
+                     exchange_rate: Decimal | None = None) -> Invoice:
     """A numbered draft invoice (the caller may already hold a transaction: subscriptions)."""
     subtotal, tax, total = compute_totals(items, tax_rate)
     if currency == "TRY" and await _per_line_kdv(principal):
@@ -233,7 +271,7 @@ async def create_for(*, principal: Principal, customer: Customer, currency: str,
             period_start=period[0] if period else None, period_end=period[1] if period else None,
             sequence=sequence, number=number_for(sequence, now), status="draft", currency=currency,
             items=[i.as_dict() for i in items], subtotal=subtotal, tax_rate=_rate_text(tax_rate), tax=tax,
-            total=total, due_date=due_date, locale=locale, access_token=_token(), created_at=now, updated_at=now)
+            total=total, exchange_rate=_fx_text(exchange_rate), due_date=due_date, locale=locale, access_token=_token(), created_at=now, updated_at=now)
         await events.emit(merchant_id=inv.merchant_id, livemode=inv.livemode, type="invoice.created",
                           obj=invoice_object(inv))
     return inv
@@ -279,6 +317,34 @@ async def list_invoices(*, principal: Principal, limit=None, starting_after: str
 async def invoices_by_ids(*, principal: Principal, ids: list[str]) -> dict[str, Invoice]:
     rows = await Invoice.filter(id__in=list(set(ids)), **principal.scope) if ids else []
     return {i.id: i for i in rows}
+
+
+# ---------------------------------------------------------------- changes of a draft
+
+async def update_invoice(*, principal: Principal, invoice_id: str, data: dict | None) -> Invoice:
+    """`PUT /api/invoices/:id`: a draft's `exchange_rate` (null clears it). Once the invoice left
+    draft, or its e-document was made, it is fixed: 400 invalid_state."""
+    data = data or {}
+    f = Fields(data)
+    f.seen.add("exchange_rate")
+    f.reject_unknown()
+    if "exchange_rate" not in data:
+        raise ValidationError("give exchange_rate (or null to clear it)", param="exchange_rate")
+    fx = parse_exchange_rate(data["exchange_rate"])
+    inv = await get_invoice(principal=principal, invoice_id=invoice_id)
+    _check_fx(fx, inv.currency)
+    now = await clock.now_for(principal)
+    async with in_transaction():
+        changes = {"exchange_rate": _fx_text(fx), "updated_at": now}
+        if not await Invoice.filter(id=inv.id, status="draft", eta__isnull=True).update(**changes):
+            fresh = await Invoice.get(id=inv.id)
+            why = "its ETA e-invoice is made" if fresh.eta is not None else f"it is {fresh.status}"
+            raise InvalidState(f"Invoice {inv.id} can no longer change: {why}")
+        for k, v in changes.items():
+            setattr(inv, k, v)
+        await events.emit(merchant_id=inv.merchant_id, livemode=inv.livemode, type="invoice.updated",
+                          obj=invoice_object(inv))
+    return inv
 
 
 # ---------------------------------------------------------------- moves

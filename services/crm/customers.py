@@ -9,7 +9,7 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from models.crm import Commission, Customer, Deal, Message
-from services import tax_ids
+from services import addresses, tax_ids
 from services.crm.accounts import CrmPrincipal
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -95,11 +95,13 @@ async def create_customer(*, principal: CrmPrincipal, data: dict) -> Customer:
     tags = f.list("tags", max_items=MAX_TAGS)
     tags = _tags(tags) if tags is not None else []
     _, tax_id = tax_ids.read(f)
+    _, address = addresses.read(f)
     f.reject_unknown()
     now = runtime().clock.now()
     async with in_transaction():
         c = await Customer.create(id=new_id("ccu"), name=name, email=email, phone=phone, tags=_pack(tags),
-                                  tax_id=tax_id, created_at=now, updated_at=now, **scope)
+                                  tax_id=tax_id, address=addresses.apply(None, address), created_at=now,
+                                  updated_at=now, **scope)
         await _link_messages(c)
     return c
 
@@ -125,9 +127,13 @@ async def update_customer(*, principal: CrmPrincipal, customer_id: str, data: di
     given, tax_id = tax_ids.read(f)
     if given:
         changes["tax_id"] = tax_id
+    address_given, address = addresses.read(f)
     f.reject_unknown()
     async with in_transaction():
         c = await get_customer(principal=principal, customer_id=customer_id)
+        if address_given:       # merged into the stored address (services.addresses)
+            locked = await Customer.filter(id=c.id, company_id=c.company_id).select_for_update().first()
+            changes["address"] = addresses.apply(locked.address if locked else c.address, address)
         if changes:
             for k, v in changes.items():
                 setattr(c, k, v)

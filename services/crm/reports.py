@@ -147,6 +147,14 @@ async def _rates(company_id: str, on: date | None = None) -> Rates:
     return Rates(await qs.order_by("-rate_date", "base", "quote"))
 
 
+async def rate_on(*, company_id: str | None, base: str, quote: str, on: date) -> tuple[Decimal, RateUsed] | None:
+    """1 `base` = x `quote` on day `on`, found as the reports find it: the company's newest rate dated
+    on or before `on` (direct, or inverted), else the reference rates; without a company, the
+    reference rates only; None when nothing joins the two. (A merchant's foreign-currency ETA
+    invoices take their EGP rate here: services.einvoicing.eta.documents.)"""
+    return (await _rates(company_id, on) if company_id else Rates([])).find(base, quote)
+
+
 async def _target(principal: CrmPrincipal, query: dict) -> str:
     if query.get("currency"):
         return check_currency(query["currency"].upper(), "currency")

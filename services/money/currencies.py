@@ -2,7 +2,7 @@
 
 Amounts are integers in minor units everywhere; rates are `Decimal`; a computed amount is
 rounded half-up to the minor unit once, at the end (`round_minor`). KWD and IQD have 3
-decimals, and so do BHD, OMR and JOD.
+decimals, and so do BHD, OMR and JOD; USD (2) serves exporters' invoices.
 
 The one table of currencies (`table()`: code, exponent, minimum, maximum in minor units)
 serves every interface that takes an amount: payments of `/api`, intents of `/v1`
@@ -20,7 +20,7 @@ from services.validation import one_of
 
 # ISO 4217 exponents of the currencies the platform serves.
 EXPONENTS: dict[str, int] = {"TRY": 2, "SAR": 2, "AED": 2, "KWD": 3, "QAR": 2, "EGP": 2, "IQD": 3,
-                             "BHD": 3, "OMR": 3, "JOD": 3}
+                             "BHD": 3, "OMR": 3, "JOD": 3, "USD": 2}
 CURRENCIES: tuple[str, ...] = tuple(EXPONENTS)
 
 
@@ -44,6 +44,7 @@ DEFAULT_LIMITS: dict[str, AmountLimit] = {
     "BHD": AmountLimit(100, 5_000_000),                 # 0.100 .. 5,000.000
     "OMR": AmountLimit(100, 5_000_000),                 # 0.100 .. 5,000.000
     "JOD": AmountLimit(100, 10_000_000),                # 0.100 .. 10,000.000
+    "USD": AmountLimit(100, 1_500_000),                 # 1.00 .. 15,000.00 (an exporter's invoices, e.g. Egypt's)
 }
 LIMITS: dict[str, AmountLimit] = dict(DEFAULT_LIMITS)
 

@@ -16,6 +16,7 @@ from models import _lookup as lookup
 from models.money import Dispute
 from models.payments import Payment
 from services import events, scheduler
+from services.identity import audit
 from services.money import dispute_view, ledger
 from services.payments import cards
 from services.payments.objects import event_object
@@ -40,7 +41,7 @@ LOSING = "losing_evidence"
 
 # The dispute fee per currency, in major units (configuration: `configure_fees`).
 DEFAULT_FEES_MAJOR = {"TRY": 250, "SAR": 55, "AED": 55, "KWD": 5, "QAR": 55, "EGP": 750, "IQD": 20_000,
-                     "BHD": 5, "OMR": 5, "JOD": 10}
+                     "BHD": 5, "OMR": 5, "JOD": 10, "USD": 15}
 FEES: dict[str, int] = {c: v * 10 ** EXPONENTS[c] for c, v in DEFAULT_FEES_MAJOR.items()}
 
 
@@ -106,6 +107,9 @@ async def submit_evidence(*, principal: Principal, dispute_id: str, data: dict |
             raise InvalidState(f"Dispute {d.id}: evidence was due by {iso(d.evidence_due_by)}")
         d.status, d.evidence, d.decide_at, d.updated_at = "under_review", evidence, now + DECIDE_AFTER, now
         await d.save(update_fields=["status", "evidence", "decide_at", "updated_at"])
+        await audit.record(merchant_id=principal.merchant_id, action="dispute.evidence_submitted", principal=principal,
+                           object_type="dispute", object_id=d.id, before={"status": "needs_response"},
+                           after={"status": "under_review", "evidence_fields": sorted(evidence)})
     return d
 
 

@@ -23,13 +23,13 @@ from tortoise.transactions import in_transaction
 
 from models.core import Merchant
 from models.intents import PaymentIntent
-from services import due_reads, events, idempotency, scheduler
+from services import addresses, due_reads, events, idempotency, scheduler
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
 from services.infra import db
 from services.infra.runtime import runtime
 from models import _lookup as lookup
 from services.money import analytics, ledger, markets, settlement
-from services.payments import intents, methods, pricing, receipts
+from services.payments import customers, intents, methods, pricing, receipts
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields, check_email
@@ -176,8 +176,9 @@ async def check_eligibility(*, principal: Principal, query: Any) -> Eligibility:
 def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> dict[str, Any]:
     """The fields a BNPL provider asks for, read from the intent create: `buyer` {phone, email,
     name}, `items` [{name, quantity, unit_amount}] adding up to the amount, `shipping_address`
-    {line1, city, country, postal_code}, and `capture_method` (manual only). The method's limits
-    were checked (400 naming `amount`)."""
+    {line1, city, country, postal_code} (None when not given: `with_shipping` takes the customer's
+    address), and `capture_method` (manual only). The method's limits were checked (400 naming
+    `amount`)."""
     if f.data.get("split"):           # the captures in parts pay no split (the ledger's splits follow one capture)
         raise ValidationError("split is not available with buy-now-pay-later payments", param="split",
                               code="payment_method_not_used")
@@ -203,7 +204,9 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> dict[
     if total != amount:
         raise ValidationError(f"items must add up to the amount: quantity x unit_amount comes to {total}, "
                               f"the amount is {amount}", param="items")
-    s = f.obj("shipping_address", required=True)
+    s = f.obj("shipping_address")
+    if s is None:
+        return {"buyer": buyer, "items": items, "shipping_address": None}
     address = {"line1": s.str("line1", required=True, min_len=1, max_len=200),
                "city": s.str("city", required=True, min_len=1, max_len=100),
                "country": s.str("country", required=True, min_len=2, max_len=2),
@@ -213,6 +216,30 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> dict[
                               param="shipping_address.country")
     s.reject_unknown()
     return {"buyer": buyer, "items": items, "shipping_address": address}
+
+
+SHIPPING_KEYS = ("line1", "city", "country", "postal_code")
+
+
+async def with_shipping(principal: Principal, details: dict[str, Any], customer_id: str | None) -> dict[str, Any]:
+    """`details` of a create without `shipping_address`: the address of the intent's customer
+    (`customer_id`, one of the merchant's customers) as it; a 400 naming `shipping_address` (or
+    the field the customer's address lacks) when there is none."""
+    if details.get("shipping_address") is not None:
+        return details
+    try:
+        customer = await customers.get_customer(principal=principal, customer_id=customer_id) if customer_id else None
+    except NotFound:        # an intent's customer_id is the merchant's own reference: not always a customer
+        customer = None
+    a = addresses.of(customer) if customer is not None else None
+    if a is None:
+        raise ValidationError("shipping_address is required: give it, or a customer_id whose customer has an "
+                              "address", param="shipping_address")
+    for key in SHIPPING_KEYS:
+        if not a.get(key):
+            raise ValidationError(f"shipping_address.{key} is required: the customer's address has no {key}",
+                                  param=f"shipping_address.{key}")
+    return {**details, "shipping_address": {k: a[k] for k in SHIPPING_KEYS}}
 
 
 def link_fields(form: dict[str, str], *, amount: int, description: str | None) -> dict[str, Any]:

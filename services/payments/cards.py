@@ -13,6 +13,8 @@ API (all pure except `parse_card`, which reads the clock and the secret key from
   same card gives the same fingerprint for the whole platform, and the fingerprint reveals nothing.
 - `luhn_valid(number)`, `brand_of(number)`, `TEST_CARDS` (name -> number), `SANDBOX` (number
   -> behaviour the sandbox providers act on).
+- `card_networks(brand, stored=None) -> list[str]`: the networks a card carries, as every answer
+  shows them (`card.networks`): the stored list, else the brand's own network.
 
 Never store, log or put into an error the number or the CVC.
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +112,16 @@ def brand_of(number: str) -> str:
     return "unknown"
 
 
+def card_networks(brand: str | None, stored: Iterable[str] | None = None) -> list[str]:
+    """The networks a card carries: the stored list when there is one (a mada card's, e.g.
+    ["mada", "visa"] when co-badged), else the brand's own network (["visa"]); a row stored before
+    every card kept its networks had none for a non-mada card. A mada card whose list was lost is
+    ["mada"]; a card of no known brand carries none we can name."""
+    if stored:
+        return list(stored)
+    return [brand] if brand and brand != "unknown" else []
+
+
 def issuer_country(number: str) -> str | None:
     return ISSUER_COUNTRY.get(number[:9])
 
@@ -132,7 +144,9 @@ class Card:
     behaviour: str
     number: str = field(repr=False)
     cvc: str | None = field(default=None, repr=False)
-    networks: tuple[str, ...] = ()        # a mada card's networks, e.g. ("mada", "visa") when co-badged
+    # The networks the card carries: ("visa",), ("mastercard",), a mada card's ("mada",) or ("mada", "visa")
+    # when co-badged. Empty only for a card built from a row that did not keep them (card_networks fills them).
+    networks: tuple[str, ...] = ()
 
     @property
     def is_mada(self) -> bool:
@@ -166,7 +180,8 @@ def card_from_number(number: str, exp_month: int, exp_year: int, cvc: str | None
     brand, country = ("mada", "SA") if networks else (brand_of(number), issuer_country(number))
     return Card(brand=brand, last4=number[-4:], exp_month=exp_month, exp_year=exp_year,
                 fingerprint=fingerprint(number), country=country,
-                behaviour=SANDBOX.get(number, APPROVE), number=number, cvc=cvc, networks=networks or ())
+                behaviour=SANDBOX.get(number, APPROVE), number=number, cvc=cvc,
+                networks=tuple(card_networks(brand, networks)))
 
 
 def parse_card(data: Mapping[str, Any] | None, param: str = "payment_method.card") -> Card:

@@ -434,7 +434,7 @@ async def _installment_step(c: Checkout, card: cards.Card, issuer: installments.
                                          "exp_year": card.exp_year, "cvc": card.cvc}}
         held["payment_method_id"] = (await create_payment_method(principal=c.principal, data=data)).id
     else:
-        held["card"] = {**card.public(), "behaviour": card.behaviour}
+        held["card"] = {**card.public(), "behaviour": card.behaviour, "networks": list(card.networks)}
     token = secrets.token_urlsafe(24)
     await runtime().kv.set(f"checkout:taksit:{token}", orjson.dumps(held).decode(), ttl=INSTALLMENT_HOLD_TTL)
     return Outcome("installments", hold_token=token, installments=opts.as_dict())
@@ -481,7 +481,8 @@ async def pay_held(*, checkout_id: str, token: Any, form: dict[str, str],
         return await _pay_intent(c, None, form, count, pm_id=held["payment_method_id"])   # type: ignore[arg-type]
     k = held["card"]
     card = cards.Card(brand=k["brand"], last4=k["last4"], exp_month=k["exp_month"], exp_year=k["exp_year"],
-                      fingerprint=k["fingerprint"], country=k.get("country"), behaviour=k["behaviour"], number="")
+                      fingerprint=k["fingerprint"], country=k.get("country"), behaviour=k["behaviour"], number="",
+                      networks=tuple(k.get("networks") or ()))
     return await _card_step(c, card, installments.issuer_from(held["issuer"]), contact=held.get("contact"),
                             locale=held.get("locale"), idempotency_key=held.get("idempotency_key"),
                             client_address=client_address, count=count)

@@ -4,12 +4,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tortoise.transactions import in_transaction
+
 from models.payments import Customer
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, keyset
-from services import tax_ids
+from services import addresses, tax_ids
 from services.principal import Principal
 from services.validation import Fields, check_email
 
@@ -35,6 +37,7 @@ def _read(f: Fields, *, partial: bool) -> dict[str, Any]:
 async def create_customer(*, principal: Principal, data: dict) -> Customer:
     f = Fields(data)
     values = _read(f, partial=False)
+    _, address = addresses.read(f)
     f.reject_unknown()
     if not any(values.get(k) for k in ("email", "name", "phone")):
         raise ValidationError("give at least one of email, name, phone", param="email")
@@ -42,7 +45,7 @@ async def create_customer(*, principal: Principal, data: dict) -> Customer:
     return await Customer.create(id=new_id("cus"), merchant_id=principal.merchant_id, livemode=principal.livemode,
                                  email=values["email"], name=values["name"], phone=values["phone"],
                                  metadata=values.get("metadata") or {}, tax_id=values.get("tax_id"),
-                                 created_at=now, updated_at=now)
+                                 address=addresses.apply(None, address), created_at=now, updated_at=now)
 
 
 async def get_customer(*, principal: Principal, customer_id: str, param: str = "id") -> Customer:
@@ -55,12 +58,17 @@ async def get_customer(*, principal: Principal, customer_id: str, param: str = "
 async def update_customer(*, principal: Principal, customer_id: str, data: dict) -> Customer:
     f = Fields(data)
     changes = _read(f, partial=True)
+    address_given, address = addresses.read(f)
     f.reject_unknown()
     c = await get_customer(principal=principal, customer_id=customer_id)
-    if not changes:
-        raise ValidationError("give at least one of name, phone, email, metadata, tax_id", param=None)
-    changes["updated_at"] = runtime().clock.now()
-    await Customer.filter(id=c.id).update(**changes)
+    if not changes and not address_given:
+        raise ValidationError("give at least one of name, phone, email, metadata, tax_id, address", param=None)
+    async with in_transaction():
+        if address_given:       # merged into the stored address under a row lock: two updates lose no key
+            locked = await Customer.filter(id=c.id).select_for_update().first()
+            changes["address"] = addresses.apply(locked.address if locked else c.address, address)
+        changes["updated_at"] = runtime().clock.now()
+        await Customer.filter(id=c.id).update(**changes)
     for k, v in changes.items():
         setattr(c, k, v)
     return c

@@ -17,6 +17,7 @@ from tortoise.transactions import in_transaction
 
 from models.intents import IntentRefund, PaymentIntent
 from services import events, idempotency
+from services.identity import audit
 from services.errors import Conflict, InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.infra import db
@@ -104,6 +105,9 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
                                                reason=reason, status="succeeded", provider_reference=reference,
                                                created_at=now)
             await payments.post_refund(intent, amount=moved, refund_id=refund.id, now=now, source_id=intent.id)
+            await audit.record(merchant_id=intent.merchant_id, action="refund.created", principal=principal,
+                               object_type="refund", object_id=refund.id,
+                               after={"payment_id": intent.id, "amount": refund.amount, "currency": intent.currency})
             await events.emit(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.refunded",
                               obj={**intents.intent_object(intent),
                                    "refund": {"id": refund.id, "amount": moved, "reason": reason}})

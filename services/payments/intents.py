@@ -369,6 +369,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     eta_receipt = payments.check_eta_receipt(f, currency)
     invoice = f.bool("invoice", default=False)
     f.reject_unknown()
+    extras = await _local.complete_create(principal, extras, method=method, customer_id=customer_id)
     if invoice and currency != "TRY":     # the buyer is decided by the job (services.einvoicing.gib.payments)
         raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment intent asks for one",
                               param="invoice")

@@ -27,7 +27,7 @@ from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined
 from services.infra.clock import now_for
 from services.infra.runtime import runtime
 from services.money import analytics
-from services.payments import bnpl, expiry_due, intents, methods, pricing, routing
+from services.payments import bnpl, cards, expiry_due, intents, methods, pricing, routing
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -111,6 +111,16 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
     return CreateExtras(details=details, return_url=return_url)
 
 
+async def complete_create(principal: Principal, extras: CreateExtras, *, method: str,
+                          customer_id: str | None) -> CreateExtras:
+    """What the create's fields alone do not give: a BNPL intent's shipping address, from its
+    customer when it has none (400 naming `shipping_address` when neither)."""
+    if not bnpl.is_bnpl(method) or extras.details is None:
+        return extras
+    return CreateExtras(details=await bnpl.with_shipping(principal, extras.details, customer_id),
+                        return_url=extras.return_url)
+
+
 # ---------------------------------------------------------------- the object
 
 def phone_hint(phone: str) -> str:
@@ -123,8 +133,10 @@ def object_fields(intent) -> dict[str, Any]:
     d = intent.method_details or {}
     if bnpl.is_bnpl(intent.payment_method):
         return bnpl.object_fields(intent)
-    if "card" in d:
-        return {"payment_method_details": {"type": "card", "card": d["card"]}}
+    if "card" in d:      # networks: a card confirmed before every card kept them shows its brand's
+        card = d["card"]
+        return {"payment_method_details": {"type": "card", "card": {
+            **card, "networks": cards.card_networks(card.get("brand"), card.get("networks"))}}}
     method = intent.payment_method
     out: dict[str, Any] = {"type": method}
     if method in REDIRECT:
@@ -167,7 +179,8 @@ def card_changes(intent, pm, market: str) -> dict[str, Any]:
     """What a confirmed card adds to the intent: its brand, last4 and networks, and for a mada
     payment mada's fee (shown upfront as a card's; a mada card is charged mada's)."""
     changes: dict[str, Any] = {"method_details": {"card": {"brand": pm.brand, "last4": pm.last4,
-                                                           "networks": list(pm.networks or [])}}}
+                                                           "networks": cards.card_networks(pm.brand,
+                                                                                           pm.networks)}}}
     if card_routing(pm, intent.currency, market)[0] == "mada":
         fee = pricing.compute_fee(amount=intent.amount, currency=intent.currency, method="mada",
                                   home_currency=pricing.MARKET_CURRENCY[market])

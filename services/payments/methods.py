@@ -66,7 +66,7 @@ class Method:
 _ALL = CURRENCIES
 _WALLET_CURRENCIES = tuple(c for c in CURRENCIES if c != "IQD")
 _CARD_FIXED = {"TRY": 25, "SAR": 25, "AED": 25, "QAR": 25, "KWD": 25, "EGP": 100, "IQD": 250,
-               "BHD": 25, "OMR": 25, "JOD": 25}
+               "BHD": 25, "OMR": 25, "JOD": 25, "USD": 10}
 
 DEFAULT_METHODS: tuple[Method, ...] = (
     Method("card", "card", _ALL, {"ar": "بطاقة", "en": "Card", "tr": "Kart"},
@@ -80,7 +80,7 @@ DEFAULT_METHODS: tuple[Method, ...] = (
     Method("qr", "qr", _ALL, {"ar": "رمز QR", "en": "QR code", "tr": "QR kod"}, MethodFee(150)),
     Method("tap_to_pay", "card_present", _ALL, {"ar": "الدفع باللمس", "en": "Tap to pay", "tr": "Temassız ödeme"},
            MethodFee(249, {"TRY": 10, "SAR": 10, "AED": 10, "QAR": 10, "KWD": 10, "EGP": 50, "IQD": 100,
-                           "BHD": 10, "OMR": 10, "JOD": 10})),
+                           "BHD": 10, "OMR": 10, "JOD": 10, "USD": 5})),
     Method("mada", "card", ("SAR",), {"ar": "مدى", "en": "mada", "tr": "mada"},
            MethodFee(80, {}, {"SAR": 20_000}), country="SA", api=True, checkout=True,
            sandbox={"cards": {"approved": "5888450000000003", "approved_co_badged_visa": "4464040000000007",

@@ -46,7 +46,7 @@ class MethodView:
     behaviour: str
     livemode: bool
     created_at: datetime | None
-    networks: tuple[str, ...] = ()      # a mada card's networks
+    networks: tuple[str, ...] = ()      # the card's networks: ("visa",), a mada card's ("mada", "visa"), ...
     issuer: dict | None = None      # bank, installment program, credit/debit (never the digits)
 
     def card(self) -> cards.Card:
@@ -65,7 +65,8 @@ def _issuer(number: str) -> dict | None:
 def _view(pm: PaymentMethod) -> MethodView:
     return MethodView(id=pm.id, type=pm.type, brand=pm.brand, last4=pm.last4, exp_month=pm.exp_month,
                       exp_year=pm.exp_year, fingerprint=pm.fingerprint, behaviour=pm.test_behaviour,
-                      livemode=pm.livemode, created_at=pm.created_at, networks=tuple(pm.networks or ()),
+                      livemode=pm.livemode, created_at=pm.created_at,
+                      networks=tuple(cards.card_networks(pm.brand, pm.networks)),   # a row before: its brand's
                       issuer=pm.issuer)
 
 

@@ -26,6 +26,7 @@ from models.einvoicing import EinvoiceRequest
 from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRule
 from models.receipts import Receipt
 from services import events, idempotency
+from services.identity import audit
 from services.money import analytics, dispute_view, ledger, markets
 from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
 from services.payments.wallets import service as wallets
@@ -338,7 +339,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                 currency=req.currency, capture_method="automatic" if req.capture else "manual",
                 risk_score=assessment.score, risk_signals=assessment.signals,
                 payment_method_type=req.wallet.wallet if req.wallet else "mada" if card.brand == "mada" else "card",
-                card_networks=list(card.networks) or None, wallet=req.wallet.details() if req.wallet else None,
+                card_networks=cards.card_networks(card.brand, card.networks) or None,
+                wallet=req.wallet.details() if req.wallet else None,
                 card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
                 card_exp_year=card.exp_year, card_fingerprint=card.fingerprint, card_country=card.country,
                 billing_country=req.billing_country, customer_id=customer.id if customer else None, email=email,
@@ -583,6 +585,9 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
                                      livemode=p.livemode, amount=amount, currency=p.currency, reason=reason,
                                      status="succeeded", provider_reference=reference, created_at=now)
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
+        await audit.record(merchant_id=p.merchant_id, action="refund.created", principal=principal,
+                           object_type="refund", object_id=refund.id,
+                           after={"payment_id": p.id, "amount": amount, "currency": p.currency, "reason": reason})
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
     notes = await einvoice_refund(p, amount, reason)

@@ -31,7 +31,7 @@ INTENT_LIMITS: dict[str, Limits] = money.LIMITS
 USD_RATES: dict[str, Decimal] = {
     "TRY": Decimal("41.00"), "SAR": Decimal("3.75"), "AED": Decimal("3.6725"), "QAR": Decimal("3.64"),
     "KWD": Decimal("0.307"), "EGP": Decimal("48.50"), "IQD": Decimal("1310"),
-    "BHD": Decimal("0.376"), "OMR": Decimal("0.3845"), "JOD": Decimal("0.709"),
+    "BHD": Decimal("0.376"), "OMR": Decimal("0.3845"), "JOD": Decimal("0.709"), "USD": Decimal(1),
 }
 
 
@@ -161,7 +161,7 @@ SYMBOLS = {
     "en": {c: c for c in CURRENCIES},
     "tr": {**{c: c for c in CURRENCIES}, "TRY": "₺"},
     "ar": {"TRY": "ل.ت", "SAR": "ر.س", "AED": "د.إ", "KWD": "د.ك", "QAR": "ر.ق", "EGP": "ج.م", "IQD": "د.ع",
-           "BHD": "د.ب", "OMR": "ر.ع", "JOD": "د.أ"},
+           "BHD": "د.ب", "OMR": "ر.ع", "JOD": "د.أ", "USD": "US$"},
 }
 _SEPARATORS = {"en": (",", "."), "tr": (".", ","), "ar": ("٬", "٫")}
 _ARABIC_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")

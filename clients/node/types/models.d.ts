@@ -10,7 +10,7 @@ export interface Balance {
 
 export interface BalanceAmount {
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
 }
 
 export interface BnplBuyerParams {
@@ -38,7 +38,7 @@ export interface BnplEligibility {
 export interface BnplEligibilityParams {
   method: "bnpl_split3" | "bnpl_split4";
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   phone: string;
   email?: string;
 }
@@ -61,12 +61,13 @@ export interface BnplScheduleRule {
 }
 
 export interface CardDetails {
-  brand?: string | null;
-  last4?: string | null;
-  exp_month?: number | null;
-  exp_year?: number | null;
-  fingerprint?: string | null;
-  country?: string | null;
+  brand: string | null;
+  last4: string | null;
+  exp_month: number | null;
+  exp_year: number | null;
+  fingerprint: string | null;
+  country: string | null;
+  networks: Array<string>;
 }
 
 export interface CardParams {
@@ -104,7 +105,19 @@ export interface Customer {
   phone: string | null;
   metadata: Record<string, unknown>;
   tax_id: CustomerTaxId | null;
+  address: CustomerAddress | null;
   created_at: string;
+}
+
+export interface CustomerAddress {
+  line1: string | null;
+  line2: string | null;
+  building_number: string | null;
+  district: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  country: string | null;
 }
 
 export interface CustomerCreateParams {
@@ -113,6 +126,7 @@ export interface CustomerCreateParams {
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
   tax_id?: unknown;
+  address?: unknown;
 }
 
 export interface CustomerListParams {
@@ -134,6 +148,7 @@ export interface CustomerUpdateParams {
   phone?: string | null;
   metadata?: Record<string, unknown> | null;
   tax_id?: unknown;
+  address?: unknown;
 }
 
 export interface DisplayName {
@@ -148,7 +163,7 @@ export interface FawryPayParams {
 
 export interface Fee {
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   rate: string;
   breakdown: FeeBreakdown;
 }
@@ -174,14 +189,14 @@ export interface InstallmentOptions {
   program: "axess" | "bonus" | "maximum" | "world" | null;
   card_type: "credit" | "debit" | null;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   options: Array<InstallmentOption>;
 }
 
 export interface InstallmentOptionsParams {
   bin: string;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
 }
 
 export interface InstallmentPlan {
@@ -231,7 +246,7 @@ export interface IntentRefund {
   id?: string;
   object?: "refund";
   amount?: number;
-  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   reason?: string | null;
   status?: string;
   payment_intent?: string;
@@ -245,12 +260,13 @@ export interface Invoice {
   status: "draft" | "paid" | "sent";
   customer_id: string;
   subscription_id: string | null;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   items: Array<InvoiceItem>;
   subtotal: number;
   tax_rate: number;
   tax: number;
   total: number;
+  exchange_rate: string | null;
   due_date: string;
   pdf_url: string;
   hosted_invoice_url: string;
@@ -270,12 +286,13 @@ export interface Invoice {
 
 export interface InvoiceCreateParams {
   customer_id: string;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   items: Array<InvoiceItemParams>;
   due_date?: string | null;
   tax_rate?: unknown;
   locale?: "ar" | "en" | "tr" | null;
   metadata?: Record<string, unknown> | null;
+  exchange_rate?: unknown;
 }
 
 export interface InvoiceEta {
@@ -457,7 +474,7 @@ export interface Payment {
   object?: "payment";
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   provider: string | null;
   routing_decision?: RoutingDecision;
   risk_score?: number;
@@ -467,7 +484,7 @@ export interface Payment {
   capture_method?: "automatic" | "manual";
   customer_id: string | null;
   decline_code?: string | null;
-  payment_method?: PaymentMethodDetails;
+  payment_method: PaymentMethodDetails;
   metadata?: Record<string, unknown>;
   livemode?: boolean;
   payment_link?: string | null;
@@ -485,7 +502,7 @@ export interface PaymentCapture {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   amount: number;
   amount_authorized: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
 }
 
 export interface PaymentCaptureParams {
@@ -494,7 +511,7 @@ export interface PaymentCaptureParams {
 
 export interface PaymentCreateParams {
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   routing?: unknown;
   payment_method: PaymentMethodParams;
   customer?: PaymentCustomerParams | null;
@@ -520,7 +537,7 @@ export interface PaymentDispute {
   object: "dispute";
   amount: number;
   fee: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   reason: string;
   status: "lost" | "needs_response" | "under_review" | "won";
   evidence_due_by: string;
@@ -567,7 +584,7 @@ export interface PaymentIntent {
   object: "payment_intent";
   status: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   amount_received: number;
   amount_refunded: number;
   payment_method: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
@@ -600,7 +617,7 @@ export interface PaymentIntent {
   qr_code_url?: string;
   cod_address?: Record<string, unknown>;
   cod_status?: string | null;
-  payment_method_details?: Record<string, unknown>;
+  payment_method_details?: PaymentIntentPaymentMethodDetails;
   installments?: Installments | null;
   capture_method?: "manual";
   amount_capturable?: number;
@@ -643,7 +660,7 @@ export interface PaymentIntentConfirmParamsGooglePay {
 
 export interface PaymentIntentCreateParams {
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   payment_method: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   crypto_asset?: "BTC" | "ETH" | "USDT" | null;
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
@@ -707,10 +724,23 @@ export interface PaymentIntentListParams {
   limit?: number;
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
-  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   payment_method?: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   'created[gte]'?: string;
   'created[lte]'?: string;
+}
+
+export interface PaymentIntentPaymentMethodDetails {
+  type?: string;
+  card?: PaymentIntentPaymentMethodDetailsCard;
+}
+
+export interface PaymentIntentPaymentMethodDetailsCard {
+  brand: string | null;
+  last4: string | null;
+  exp_month?: number;
+  exp_year?: number;
+  networks: Array<string>;
 }
 
 export interface PaymentIntentReceipt {
@@ -731,7 +761,7 @@ export interface PaymentLink {
   url: string;
   status: "active" | "cancelled" | "expired";
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   description: string | null;
   locale: "ar" | "en" | "tr" | null;
   expires_at: string | null;
@@ -746,7 +776,7 @@ export interface PaymentLink {
 
 export interface PaymentLinkCreateParams {
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   description?: string | null;
   locale?: "ar" | "en" | "tr" | null;
   expires_at?: string | number | null;
@@ -764,7 +794,7 @@ export interface PaymentListParams {
   limit?: number;
   starting_after?: string;
   status?: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
-  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   provider?: "anatolia" | "atlas" | "gulfnet" | "nilepay";
   customer?: string;
   created_gte?: unknown;
@@ -772,15 +802,15 @@ export interface PaymentListParams {
 }
 
 export interface PaymentMethodDetails {
-  type?: string;
-  card?: CardDetails;
+  type: string;
+  card: CardDetails;
   wallet?: PaymentMethodDetailsWallet;
 }
 
 export interface PaymentMethodDetailsWallet {
-  type?: "apple_pay" | "google_pay";
-  dynamic_last4?: string;
-  auth_method?: "CRYPTOGRAM_3DS" | "EMV" | "PAN_ONLY";
+  type: "apple_pay" | "google_pay";
+  dynamic_last4: string;
+  auth_method: "CRYPTOGRAM_3DS" | "EMV" | "PAN_ONLY";
 }
 
 export interface PaymentMethodParams {
@@ -804,7 +834,7 @@ export interface PaymentMethodType {
   type: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
   flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "wallet";
   display_name: DisplayName;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   fee: MethodFee;
   limits: MethodLimits;
   providers: Array<string>;
@@ -813,7 +843,7 @@ export interface PaymentMethodType {
 }
 
 export interface PaymentMethodTypeListParams {
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   amount?: number;
   country?: string;
 }
@@ -844,7 +874,7 @@ export interface Refund {
   status: "authorized" | "captured" | "disputed" | "failed" | "refunded" | "succeeded" | "voided";
   refund_id: string;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   amount_refunded: number;
   reason: string | null;
   note: unknown;
@@ -861,7 +891,7 @@ export interface Settlement {
   id: string;
   object: "settlement";
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   status: "in_transit" | "paid";
   arrival_date: string;
   settled_on: string;
@@ -877,7 +907,7 @@ export interface SettlementListParams {
   limit?: number;
   starting_after?: string;
   status?: "in_transit" | "paid";
-  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   arrival_date_gte?: string;
   arrival_date_lte?: string;
 }
@@ -892,7 +922,7 @@ export interface SettlementTransaction {
   gross: number;
   fee: number;
   net: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   created_at: string;
 }
 
@@ -912,7 +942,7 @@ export interface ShippingAddressParams {
 export interface SplitParams {
   merchant_id: string;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
 }
 
 export interface Subscription {
@@ -922,7 +952,7 @@ export interface Subscription {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   interval: "day" | "month" | "week" | "year";
   interval_count: number;
   next_billing: string | null;
@@ -940,7 +970,7 @@ export interface SubscriptionCreateParams {
   customer_id: string;
   plan: string;
   amount: number;
-  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY";
+  currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   interval: "day" | "month" | "week" | "year";
   interval_count?: number | null;
   metadata?: Record<string, unknown> | null;
@@ -993,12 +1023,12 @@ export interface WebhookEndpoint {
 export interface WebhookEventListParams {
   limit?: number;
   starting_after?: string;
-  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
+  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
 }
 
 export interface WebhookEventRecord {
   id: string;
-  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed";
+  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
   delivered: boolean;
   created_at: string;
   status: "delivered" | "failed" | "no_endpoints" | "pending";

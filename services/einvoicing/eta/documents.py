@@ -1,5 +1,8 @@
-"""ETA e-invoices (B2B): the document of an EGP invoice whose customer has an Egyptian tax id
+"""ETA e-invoices (B2B): the document of an invoice whose customer has an Egyptian tax id
 (`tax_id.type` "eg_rin"), its credit and debit notes, their submission and status, cancellation.
+An invoice in another currency than EGP is one too (ETA takes any currency): each line's
+`unitValue` gives the amount sold in its currency, the rate (EGP per unit, the invoice's
+`exchange_rate`, else the merchant's CRM rate) and the amount in EGP, and every total is in EGP.
 
 - `finalise(inv)`: the first time such an invoice leaves draft (sent or marked paid) it becomes
   an ETA document (`documentType` "I", version 1.0): under a row lock on the unit it takes the
@@ -16,22 +19,24 @@
   note."""
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from decimal import Decimal
 
+import orjson
 from tortoise.transactions import in_transaction
 
 from models import _lookup as lookup
-from models.billing import Invoice
+from models.billing import Invoice, MerchantProfile
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from models.payments import Customer
 from services import events
 from services.billing.invoice_objects import invoice_object
+from services.crm import reports as crm_reports
 from services.einvoicing import core
 from services.einvoicing.eta import api, canonical, signing, taxes, units
 from services.errors import DomainError, InvalidState, ServiceUnavailable, ValidationError
 from services.ids import new_id
+from services.money.currencies import exponent
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -44,6 +49,8 @@ VAT_SUBTYPES = {Decimal(14): "V009", Decimal(0): "V003"}     # T1: general sales
 ITEM_TYPES = ("EGS", "GS1")
 KINDS = {"invoice": "I", "credit_note": "C", "debit_note": "D"}
 ADDRESS_KEYS = ("governate", "region_city", "street", "building_number")
+# another authority's currency: an invoice in it of a merchant set up with that authority is its document
+HOME_OF = {"SAR": "zatca", "TRY": "gib"}
 
 
 class EtaRefused(DomainError):
@@ -123,20 +130,32 @@ def _tax_of(inv: Invoice) -> Decimal:
 
 
 def receiver_address(customer: Customer) -> dict:
-    """The customer's address, as ETA's receiver address: `tax_id.address`, or the customer's
-    metadata `eta_governate`, `eta_region_city`, `eta_street`, `eta_building_number`."""
-    tax = customer.tax_id or {}
-    src = tax.get("address") if isinstance(tax.get("address"), dict) else None
-    if src is None:
-        meta = customer.metadata or {}
+    """The customer's `address` as ETA's receiver address (state -> governate, city -> regionCity,
+    line1 -> street, building_number -> buildingNumber, postal_code -> postalCode, line2 ->
+    additionalInformation, country, EG if none); for a customer without one, its metadata
+    `eta_governate`, `eta_region_city`, `eta_street`, `eta_building_number` (set before addresses)."""
+    a = customer.address if isinstance(customer.address, dict) and any(customer.address.values()) else None
+    meta = customer.metadata or {}
+    if a is None and any(meta.get(f"eta_{k}") for k in ADDRESS_KEYS):
         src = {k: meta.get(f"eta_{k}") for k in ADDRESS_KEYS}
-    missing = [k for k in ADDRESS_KEYS if not str(src.get(k) or "").strip()]
+        names = {k: f"metadata.eta_{k}" for k in ADDRESS_KEYS}
+    else:
+        ours = dict(zip(ADDRESS_KEYS, ("state", "city", "line1", "building_number")))
+        src = {k: (a or {}).get(name) for k, name in ours.items()}
+        names = {k: f"address.{name}" for k, name in ours.items()}
+    missing = [names[k] for k in ADDRESS_KEYS if not str(src.get(k) or "").strip()]
     if missing:
         raise ValidationError(f"customer_id: an ETA e-invoice needs the customer's address ({', '.join(missing)} "
-                              "missing): set the customer's metadata eta_governate, eta_region_city, eta_street, "
-                              "eta_building_number", param="customer_id", code="customer_address_missing")
-    return {"country": "EG", "governate": str(src["governate"]), "regionCity": str(src["region_city"]),
-            "street": str(src["street"]), "buildingNumber": str(src["building_number"])}
+                              "missing): set the customer's address (state, city, line1, building_number)",
+                              param="customer_id", code="customer_address_missing")
+    out = {"country": (a or {}).get("country") or "EG", "governate": str(src["governate"]),
+           "regionCity": str(src["region_city"]), "street": str(src["street"]),
+           "buildingNumber": str(src["building_number"])}
+    if a is not None and a.get("postal_code"):
+        out["postalCode"] = a["postal_code"]
+    if a is not None and a.get("line2"):
+        out["additionalInformation"] = a["line2"]
+    return out
 
 
 def item_code(item: dict, rin: str, param: str, default: str | None = None) -> tuple[str, str, str]:
@@ -161,9 +180,19 @@ def issuer(unit: EinvoiceUnit) -> dict:
 
 
 def line(description: str, kind: str, code: str, unit_type: str, quantity: int, unit_minor: int,
-         rate: Decimal, item_taxes: list[dict] | None = None) -> dict:
-    """One invoice line: VAT (T1) at `rate` and the item's other taxes (services.einvoicing.eta.taxes)."""
-    price = money(unit_minor)
+         rate: Decimal, item_taxes: list[dict] | None = None, *, currency: str = "EGP",
+         fx: Decimal | None = None) -> dict:
+    """One invoice line: VAT (T1) at `rate` and the item's other taxes (services.einvoicing.eta.taxes).
+    In another currency (`fx`: EGP per unit), `unitValue` carries the amount sold, the rate and
+    amountEGP = amountSold x rate (half-up, 5 decimals); everything else is in EGP, from amountEGP."""
+    if currency == "EGP":
+        price = money(unit_minor)
+        unit_value = {"currencySold": "EGP", "amountEGP": price}
+    else:
+        sold = Decimal(unit_minor).scaleb(-exponent(currency)).quantize(PLACES)
+        price = q(sold * fx)
+        unit_value = {"currencySold": currency, "amountEGP": price, "amountSold": sold,
+                      "currencyExchangeRate": fx.quantize(PLACES)}
     sales = q(price * quantity)
     net = sales
     taxable, fees, total = taxes.compute(net, rate, VAT_SUBTYPES[rate], item_taxes or [])
@@ -171,7 +200,7 @@ def line(description: str, kind: str, code: str, unit_type: str, quantity: int, 
             "quantity": Decimal(quantity), "internalCode": code[-50:],
             "salesTotal": sales, "total": total, "valueDifference": money(0), "totalTaxableFees": q(fees),
             "netTotal": net, "itemsDiscount": money(0),
-            "unitValue": {"currencySold": "EGP", "amountEGP": price},
+            "unitValue": unit_value,
             "discount": {"rate": Decimal(0), "amount": money(0)},
             "taxableItems": taxable}
 
@@ -213,6 +242,30 @@ async def _receiver(inv: Invoice) -> dict | None:
             "name": customer.name or str(tax.get("value"))}
 
 
+async def exchange_rate(inv: Invoice) -> Decimal | None:
+    """EGP per one unit of a foreign-currency invoice (None for EGP): its `exchange_rate`, else the
+    merchant's rate for the pair on the day it leaves draft, from the rates the CRM reports use
+    (the linked CRM company's, else the reference rates), half-up to ETA's 5 decimals. None known:
+    400 naming `currency`, nothing written (the invoice stays a draft)."""
+    if inv.currency == "EGP":
+        return None
+    if inv.exchange_rate:
+        return Decimal(inv.exchange_rate)
+    profile = await MerchantProfile.get_or_none(merchant_id=inv.merchant_id)
+    on = (await core.now_of(inv.merchant_id, inv.livemode)).date()
+    found = await crm_reports.rate_on(company_id=profile.crm_company_id if profile else None, base=inv.currency,
+                                      quote="EGP", on=on)
+    rate = q(found[0]) if found is not None else None
+    if rate is None or rate <= 0:
+        raise ValidationError(f"no EGP rate for {inv.currency}: give exchange_rate", param="currency",
+                              code="exchange_rate_missing")
+    return rate
+
+
+def _rate_text(rate: Decimal) -> str:
+    return format(rate.normalize(), "f")
+
+
 async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[dict], amount: int, tax: int,
                  receiver: dict, reason: str | None = None, original: EinvoiceDocument | None = None
                  ) -> EinvoiceDocument:
@@ -234,7 +287,7 @@ async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[dict], am
     row = await EinvoiceDocument.create(
         id=new_id(PREFIX), merchant_id=inv.merchant_id, livemode=inv.livemode, authority=AUTHORITY, unit_id=unit.id,
         invoice_id=inv.id, original_id=original.id if original else None, kind=kind, type=KINDS[kind],
-        number=number, uuid="", seq=seq, previous="", body=body, currency="EGP", amount=amount, tax=tax,
+        number=number, uuid="", seq=seq, previous="", body=body, currency=inv.currency, amount=amount, tax=tax,
         reason=reason, status="pending", messages=[], external={}, attempts=0, next_attempt_at=now, issued_at=now,
         created_at=now, updated_at=now)
     await EinvoiceUnit.filter(id=unit.id).update(updated_at=now)
@@ -242,10 +295,12 @@ async def _issue(*, unit_id: str, inv: Invoice, kind: str, lines: list[dict], am
 
 
 async def finalise(inv: Invoice, require_cleared: bool) -> None:
-    """Make `inv` an ETA e-invoice if it is one (EGP, an eg_rin customer, a set-up unit), once.
-    Bad input (a line without item code, a rate ETA does not take, no receiver address): 400,
-    nothing written, the invoice stays a draft."""
-    if inv.currency != "EGP":
+    """Make `inv` an ETA e-invoice if it is one (an eg_rin customer, a set-up unit; any currency but
+    another authority's of a merchant set up with it), once. Bad input (a line without item code, a
+    rate ETA does not take, no receiver address, no EGP rate): 400, nothing written, the invoice
+    stays a draft."""
+    home = HOME_OF.get(inv.currency)
+    if home is not None and await core.unit_of(inv.merchant_id, inv.livemode, home) is not None:
         return
     doc = await lookup.first(EinvoiceDocument, invoice_id=inv.id, kind="invoice", authority=AUTHORITY)
     if doc is None:
@@ -256,15 +311,19 @@ async def finalise(inv: Invoice, require_cleared: bool) -> None:
         if receiver is None:
             return
         rate = _tax_of(inv)
+        fx = await exchange_rate(inv)
         rin = unit.settings["rin"]
         lines = []
         for n, item in enumerate(inv.items):
             kind, code, unit_type = item_code(item, rin, f"items[{n}]", unit.settings.get("default_item_code"))
             lines.append(line(item["name"], kind, code, unit_type, item["quantity"], item["amount"], rate,
-                              item.get("taxes")))
+                              item.get("taxes"), currency=inv.currency, fx=fx))
         async with in_transaction():
             doc = await _issue(unit_id=unit.id, inv=inv, kind="invoice", lines=lines, amount=inv.total, tax=inv.tax,
                                receiver=receiver)
+            if fx is not None and not inv.exchange_rate:       # the rate the document used, on the invoice
+                inv.exchange_rate = _rate_text(fx)
+                await Invoice.filter(id=inv.id, exchange_rate__isnull=True).update(exchange_rate=inv.exchange_rate)
             await _set_invoice(inv.id, doc)
         if doc.status == "pending":
             await core.submit(doc.id, await core.now_of(inv.merchant_id, inv.livemode))
@@ -359,8 +418,11 @@ async def issue_amount_note(inv: Invoice, original: EinvoiceDocument, *, kind: s
         raise InvalidState("This merchant's ETA unit in this mode is not the one that issued the invoice")
     first = (inv.items or [{}])[0]
     kind_code = item_code(first, unit.settings["rin"], "items[0]", unit.settings.get("default_item_code"))
-    receiver = canonical.loads(original.body)["receiver"]
-    ln = line(reason, *kind_code, 1, net, rate)
+    submitted = canonical.loads(original.body)
+    receiver = submitted["receiver"]
+    sold = submitted["invoiceLines"][0]["unitValue"]
+    fx = Decimal(sold["currencyExchangeRate"]) if "currencyExchangeRate" in sold else None    # the original's rate
+    ln = line(reason, *kind_code, 1, net, rate, currency=inv.currency, fx=fx)
     tax_minor = amount - net
     async with in_transaction():
         doc = await _issue(unit_id=unit.id, inv=inv, kind=kind, lines=[ln], amount=amount, tax=tax_minor,
@@ -373,8 +435,6 @@ async def issue_amount_note(inv: Invoice, original: EinvoiceDocument, *, kind: s
 async def credit_for_refund(*, merchant_id: str, livemode: bool, payment_id: str, currency: str, amount: int,
                             reason: str | None) -> dict | None:
     """A refund of a payment that paid a valid ETA e-invoice: a credit note for what was refunded."""
-    if currency != "EGP":
-        return None
     inv = await lookup.first(Invoice, payment_id=payment_id, merchant_id=merchant_id, livemode=livemode)
     if inv is None or inv.currency != currency:
         return None
@@ -414,18 +474,25 @@ async def cancel(*, principal: Principal, invoice_id: str, data: dict) -> Invoic
     return await Invoice.get(id=inv.id)
 
 
+def as_submitted(body: str) -> orjson.Fragment:
+    """A stored document in an answer exactly as submitted: its JSON text spliced in (never parsed
+    and dumped again), so every number keeps its literal (301.50000 stays 301.50000) and the
+    answer's document hashes and verifies like the one ETA received."""
+    return orjson.Fragment(body)
+
+
 async def document_json(*, principal: Principal, invoice_id: str) -> dict:
     """GET /api/invoices/:id/eta: the document as submitted (with its signature), and its state."""
     inv, doc = await _original(principal, invoice_id)
     if doc is None:
         from services.errors import NotFound
-        raise NotFound("This invoice has no ETA e-invoice (not a finalised EGP invoice of an eg_rin customer of a "
+        raise NotFound("This invoice has no ETA e-invoice (not a finalised invoice of an eg_rin customer of a "
                        "merchant set up with ETA)")
     notes = await EinvoiceDocument.filter(invoice_id=inv.id, authority=AUTHORITY).exclude(kind="invoice") \
         .order_by("seq")
     return {"object": "eta_document", "invoice_id": inv.id, **eta_of(doc), "issued_at": iso(doc.issued_at),
-            "document": json.loads(doc.body),
-            "notes": [{"id": n.id, "kind": n.kind, **eta_of(n), "document": json.loads(n.body)} for n in notes]}
+            "document": as_submitted(doc.body),
+            "notes": [{"id": n.id, "kind": n.kind, **eta_of(n), "document": as_submitted(n.body)} for n in notes]}
 
 
 async def document_file(inv: Invoice, doc_id: str) -> tuple[str, str, bytes] | None:

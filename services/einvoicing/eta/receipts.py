@@ -13,7 +13,6 @@ those created with `eta_receipt: true`), one return receipt per refund of a rece
   receipt URL with the uuid and the issue time."""
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -28,7 +27,7 @@ from models.payments import Customer, Payment
 from services import scheduler
 from services.einvoicing import core
 from services.einvoicing.eta import api, canonical, units
-from services.einvoicing.eta.documents import AUTHORITY, PREFIX, money, q
+from services.einvoicing.eta.documents import AUTHORITY, PREFIX, as_submitted, money, q
 from services.errors import NotFound
 from services.ids import check_id, new_id
 from services.principal import Principal
@@ -280,7 +279,7 @@ async def receipt_of(*, principal: Principal, payment_id: str) -> dict:
 
     def one(d: EinvoiceDocument) -> dict:
         return {**block(d), "previous_uuid": d.previous, "errors": d.messages if d.status == "invalid" else [],
-                "receipt": json.loads(d.body)}
+                "receipt": as_submitted(d.body)}
 
     return {"object": "eta_receipt", "payment_id": p.id, **one(sale),
             "returns": [one(d) for d in docs if d.kind == "return_receipt"]}

@@ -1,10 +1,11 @@
 """A simulator of ETA's API for test mode, checking what ETA checks: the OAuth token (client
 credentials), a document submission (structure: rejected at once; then validation: the
 signature, the issuer's and receiver's registration numbers -- `999999999` is never registered
--- EGS item codes, the arithmetic of every line and of the totals, a note's references), a
-document's status, a cancellation within ETA's window, and a batch of e-receipts (the uuid is
-the SHA-256 of the receipt serialized with an empty uuid, the totals add up). Documents it saw
-live in the key-value store (a week)."""
+-- EGS item codes, the arithmetic of every line (in another currency: amountEGP = amountSold x
+currencyExchangeRate) and of the totals, a note's references), a document's status, a
+cancellation within ETA's window, and a batch of e-receipts (the uuid is the SHA-256 of the
+receipt serialized with an empty uuid, the totals add up). Documents it saw live in the
+key-value store (a week)."""
 from __future__ import annotations
 
 import hashlib
@@ -137,9 +138,35 @@ def _check_taxes(line: dict, p: str, net: Decimal) -> tuple[list[dict], Decimal 
     return errors, total, amounts
 
 
+_CURRENCY = re.compile(r"[A-Z]{3}")
+
+
+def _check_sold(value: dict, p: str) -> list[dict]:
+    """A line sold in another currency than EGP: `amountSold` and `currencyExchangeRate` (EGP per
+    unit, above 0) given, and amountEGP = amountSold x currencyExchangeRate, half-up to 5 decimals."""
+    currency = value.get("currencySold")
+    if currency == "EGP":
+        return []
+    if not isinstance(currency, str) or not _CURRENCY.fullmatch(currency):
+        return [_err(f"{p}.unitValue.currencySold", "currencySold must be an ISO 4217 code")]
+    sold, rate = _dec(value.get("amountSold")), _dec(value.get("currencyExchangeRate"))
+    if sold is None or sold < 0:
+        return [_err(f"{p}.unitValue.amountSold", f"amountSold is required for a line sold in {currency}, a number "
+                                                   "with at most 5 decimals", "Required")]
+    if rate is None or rate <= 0:
+        return [_err(f"{p}.unitValue.currencyExchangeRate", f"currencyExchangeRate (EGP per {currency}) is required "
+                                                             "for a line sold in another currency, above 0 with at "
+                                                             "most 5 decimals", "Required")]
+    want = _q(sold * rate)
+    if not _close(_dec(value.get("amountEGP")), want):
+        return [_err(f"{p}.unitValue.amountEGP", f"amountEGP must be amountSold x currencyExchangeRate ({want})")]
+    return []
+
+
 def check_lines(doc: dict, lines_key: str, issuer_rin: str, *, unit_key: str) -> list[dict]:
     """ETA's arithmetic: each line and the document's totals (invoices: `invoiceLines` with
-    `unitValue.amountEGP`; receipts: `itemData` with `unitPrice`)."""
+    `unitValue.amountEGP`, and for a line sold in another currency amountEGP = amountSold x
+    currencyExchangeRate; receipts: `itemData` with `unitPrice`)."""
     errors: list[dict] = []
     sales = net = Decimal(0)
     per_type: dict[str, Decimal] = {}
@@ -155,6 +182,11 @@ def check_lines(doc: dict, lines_key: str, issuer_rin: str, *, unit_key: str) ->
                                "InvalidItemCode"))
         if not line.get("itemCode"):
             errors.append(_err(f"{p}.itemCode", "itemCode is required", "Required"))
+        if unit_key == "unitValue":
+            sold_errors = _check_sold(line.get("unitValue") or {}, p)
+            if sold_errors:
+                errors += sold_errors
+                continue
         line_sales = _dec(line.get("salesTotal" if unit_key == "unitValue" else "totalSale"))
         if not _close(line_sales, _q(q * price)):
             errors.append(_err(f"{p}.salesTotal", f"salesTotal must be quantity x unit value ({_q(q * price)})"))

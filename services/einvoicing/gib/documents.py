@@ -28,7 +28,7 @@ from models.billing import Invoice
 from models.einvoicing import EinvoiceDocument, EinvoiceUnit
 from models.intents import PaymentIntent
 from models.payments import Customer, Payment
-from services import events, scheduler
+from services import addresses, events, scheduler
 from services.billing.invoice_objects import invoice_object
 from services.einvoicing import core
 from services.einvoicing.gib import ids, integrator, sandbox, ubl, units
@@ -73,19 +73,31 @@ def _rate(inv: Invoice) -> Decimal:
     return rate
 
 
+def buyer_address(customer: Customer) -> dict:
+    """The customer's `address` as the buyer's PostalAddress (line1 and line2 the street, district
+    the ilçe, city the il, state the region); {} without one."""
+    a = addresses.of(customer) or {}
+    street = ", ".join(v for v in (a.get("line1"), a.get("line2")) if v)
+    out = {"street": street, "building_number": a.get("building_number"), "district": a.get("district"),
+           "city": a.get("city"), "state": a.get("state"), "postal_code": a.get("postal_code"),
+           "country": a.get("country")}
+    return {k: v for k, v in out.items() if v}
+
+
 def buyer_of(customer: Customer) -> ubl.Party:
     """The buyer as the document names it: the customer's Turkish tax identity, or GİB's
-    placeholder TCKN 11111111111 for a buyer without one."""
+    placeholder TCKN 11111111111 for a buyer without one; its address, when it has one."""
     tax = customer.tax_id if isinstance(customer.tax_id, dict) else {}
     name = customer.name or customer.email or customer.phone or customer.id
     value = str(tax.get("value") or "")
+    where = buyer_address(customer)
     if tax.get("type") == "tr_vkn" and ids.vkn_valid(value):
-        return ubl.Party(name, vkn=value, tax_office=tax.get("tax_office"), email=customer.email,
+        return ubl.Party(name, vkn=value, tax_office=tax.get("tax_office"), address=where, email=customer.email,
                          phone=customer.phone)
     if tax.get("type") == "tr_tckn" and (ids.tckn_valid(value) or value == ids.PLACEHOLDER_TCKN):
-        return ubl.Party(name, tckn=value, tax_office=tax.get("tax_office"), email=customer.email,
+        return ubl.Party(name, tckn=value, tax_office=tax.get("tax_office"), address=where, email=customer.email,
                          phone=customer.phone)
-    return ubl.Party(name, tckn=ids.PLACEHOLDER_TCKN, email=customer.email, phone=customer.phone)
+    return ubl.Party(name, tckn=ids.PLACEHOLDER_TCKN, address=where, email=customer.email, phone=customer.phone)
 
 
 def seller_of(unit: EinvoiceUnit) -> ubl.Party:

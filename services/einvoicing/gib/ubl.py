@@ -21,6 +21,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from lxml import etree
 from num2words import num2words
 
+from services import addresses
+
 NS = {
     None: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2",
     "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
@@ -191,7 +193,10 @@ def _party(parent, tag: str, p: Party) -> None:
     _sub(addr, cbc("CityName"), a.get("city") or "-")
     if a.get("postal_code"):
         _sub(addr, cbc("PostalZone"), a["postal_code"])
-    _sub(_sub(addr, cac("Country")), cbc("Name"), "Türkiye" if (a.get("country") or "TR") == "TR" else a["country"])
+    if a.get("state"):
+        _sub(addr, cbc("Region"), a["state"])
+    country = a.get("country") or "TR"
+    _sub(_sub(addr, cac("Country")), cbc("Name"), "Türkiye" if country == "TR" else addresses.country_name(country))
     if p.tax_office:
         _sub(_sub(_sub(party, cac("PartyTaxScheme")), cac("TaxScheme")), cbc("Name"), p.tax_office)
     if p.email or p.phone:

@@ -31,7 +31,7 @@ from models.einvoicing import ZatcaDocument, ZatcaUnit
 from models.payments import Customer
 from services import events, scheduler
 from services.billing.invoice_objects import invoice_object
-from services import tax_ids
+from services import addresses, tax_ids
 from services.einvoicing import core
 from services.einvoicing.zatca import api, keys, signing, simulator, ubl
 from services.einvoicing.zatca.units import ZatcaRefused, check_vat, zatca_unavailable
@@ -81,13 +81,26 @@ async def _unit(merchant_id: str, livemode: bool) -> ZatcaUnit | None:
     return await lookup.first(ZatcaUnit, merchant_id=merchant_id, livemode=livemode, status="onboarded")
 
 
+def buyer_address(customer: Customer) -> ubl.Address:
+    """The customer's `address` as the buyer's PostalAddress of a standard invoice (line1 the
+    StreetName, line2 the AdditionalStreetName, district the CitySubdivisionName, state the
+    CountrySubentity); Saudi Arabia's (no field) without one."""
+    a = addresses.of(customer) or {}
+    return ubl.Address(street=a.get("line1"), building_number=a.get("building_number"), district=a.get("district"),
+                       city=a.get("city"), postal_code=a.get("postal_code"), country=a.get("country") or "SA",
+                       state=a.get("state"), additional_street=a.get("line2"))
+
+
 def _buyer(customer: Customer) -> tuple[ubl.Party, bool]:
-    """The buyer and whether the document is simplified (the customer has no VAT number)."""
+    """The buyer and whether the document is simplified (the customer has no VAT number); the
+    buyer of a standard (B2B) invoice with its address."""
     vat = tax_ids.of_customer(customer.tax_id, customer.metadata, "sa_vat")
     if vat:           # `tax_id` (sa_vat) was checked when set; `metadata.vat_number` of older customers here
         check_vat(vat, "customer.tax_id" if customer.tax_id else "customer.metadata.vat_number")
     name = customer.name or customer.email or customer.phone or customer.id
-    return ubl.Party(name=name, vat_number=vat), vat is None
+    if vat is None:
+        return ubl.Party(name=name), True
+    return ubl.Party(name=name, vat_number=vat, address=buyer_address(customer)), False
 
 
 def _rate(inv: Invoice) -> Decimal:

@@ -50,6 +50,8 @@ class Address:
     city: str | None = None
     postal_code: str | None = None
     country: str = "SA"
+    state: str | None = None                 # CountrySubentity
+    additional_street: str | None = None     # AdditionalStreetName
 
 
 @dataclass
@@ -145,8 +147,9 @@ def _party(parent, tag: str, party: Party) -> None:
     p = _sub(_sub(parent, cac(tag)), cac("Party"))
     a = party.address
     addr = _sub(p, cac("PostalAddress"))
-    for el, value in (("StreetName", a.street), ("BuildingNumber", a.building_number),
-                      ("CitySubdivisionName", a.district), ("CityName", a.city), ("PostalZone", a.postal_code)):
+    for el, value in (("StreetName", a.street), ("AdditionalStreetName", a.additional_street),
+                      ("BuildingNumber", a.building_number), ("CitySubdivisionName", a.district),
+                      ("CityName", a.city), ("PostalZone", a.postal_code), ("CountrySubentity", a.state)):
         if value:
             _sub(addr, cbc(el), value)
     _sub(_sub(addr, cac("Country")), cbc("IdentificationCode"), a.country or "SA")

@@ -53,7 +53,7 @@ from services.validation import Fields
 WALLETS = ("apple_pay", "google_pay")
 # ISO 4217 numeric codes of the currencies Qafila serves (Apple's `currencyCode`).
 NUMERIC: dict[str, str] = {"SAR": "682", "AED": "784", "KWD": "414", "BHD": "048", "OMR": "512", "JOD": "400",
-                           "QAR": "634", "EGP": "818", "TRY": "949", "IQD": "368"}
+                           "QAR": "634", "EGP": "818", "TRY": "949", "IQD": "368", "USD": "840"}
 # Apple's `paymentMethod.network` -> the brand Qafila records.
 _NETWORKS = {"visa": "visa", "mastercard": "mastercard", "amex": "amex", "discover": "discover", "mada": "mada",
              "jcb": "jcb", "chinaunionpay": "unionpay", "maestro": "mastercard", "electron": "visa"}
@@ -288,14 +288,17 @@ def card_details(wc: WalletCard) -> dict[str, Any]:
     """`card` of the payment method details: the device number's brand, last four, expiry, networks."""
     c = wc.card
     return {"brand": c.brand, "last4": c.last4, "exp_month": c.exp_month, "exp_year": c.exp_year,
-            "networks": list(c.networks)}
+            "networks": cards.card_networks(c.brand, c.networks)}
 
 
 def details_object(method_details: dict) -> dict[str, Any]:
     """`payment_method_details` of a `/v1` intent paid with a wallet (the `/api` payment's
-    `payment_method` object)."""
+    `payment_method` object); a card stored before networks were kept for every card gets its brand's."""
     wallet = method_details["wallet"]
-    return {"type": wallet["type"], "card": method_details.get("card"), "wallet": wallet}
+    card = method_details.get("card")
+    if card is not None:
+        card = {**card, "networks": cards.card_networks(card.get("brand"), card.get("networks"))}
+    return {"type": wallet["type"], "card": card, "wallet": wallet}
 
 
 async def challenge_method(*, principal: Principal, wc: WalletCard) -> PaymentMethod:
@@ -336,14 +339,15 @@ def _brand_card(number: str, exp_month: int, exp_year: int, network: str | None,
         raise TokenInvalid("the device account number is not a valid card number")
     card = cards.Card(brand=cards.brand_of(number), last4=number[-4:], exp_month=exp_month, exp_year=exp_year,
                       fingerprint=cards.fingerprint(number), country=cards.issuer_country(number),
-                      behaviour=cards.SANDBOX.get(number, cards.APPROVE), number=number,
-                      networks=mada.networks_of(number) or ())
-    if card.networks:
-        return replace(card, brand="mada", country="SA")
+                      behaviour=cards.SANDBOX.get(number, cards.APPROVE), number=number)
+    in_table = mada.networks_of(number)
+    if in_table:
+        return replace(card, brand="mada", country="SA", networks=in_table)
     brand = _NETWORKS.get((network or "").lower().replace(" ", ""))
     if brand == "mada":
         return replace(card, brand="mada", country="SA", networks=("mada",))
-    return replace(card, brand=brand) if brand else card
+    brand = brand or card.brand
+    return replace(card, brand=brand, networks=tuple(cards.card_networks(brand)))
 
 
 def _parse_wallet_field(value: Any, wallet: str, param: str) -> Any:

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{email?: string, name?: string, phone?: string, metadata?: array<string, mixed>, tax_id?: mixed}
+ * @phpstan-type Shape array{email?: string, name?: string, phone?: string, metadata?: array<string, mixed>, tax_id?: mixed, address?: mixed}
  */
 final class CustomerUpdateParams
 {
-    public const FIELDS = ['email', 'name', 'phone', 'metadata', 'tax_id'];
+    public const FIELDS = ['email', 'name', 'phone', 'metadata', 'tax_id', 'address'];
 }

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{customer_id?: string, currency?: string, items?: list<InvoiceItemParams>, due_date?: string, tax_rate?: mixed, locale?: string, metadata?: array<string, mixed>}
+ * @phpstan-type Shape array{customer_id?: string, currency?: string, items?: list<InvoiceItemParams>, due_date?: string, tax_rate?: mixed, locale?: string, metadata?: array<string, mixed>, exchange_rate?: mixed}
  */
 final class InvoiceCreateParams
 {
-    public const FIELDS = ['customer_id', 'currency', 'items', 'due_date', 'tax_rate', 'locale', 'metadata'];
+    public const FIELDS = ['customer_id', 'currency', 'items', 'due_date', 'tax_rate', 'locale', 'metadata', 'exchange_rate'];
 }

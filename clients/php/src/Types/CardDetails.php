@@ -23,4 +23,6 @@ final class CardDetails extends Resource
     public ?string $fingerprint = null;
     /** @var string|null */
     public ?string $country = null;
+    /** @var list<string>|null */
+    public ?array $networks = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Customer extends Resource
 {
-    public const NESTED = ['tax_id' => [CustomerTaxId::class, false]];
+    public const NESTED = ['tax_id' => [CustomerTaxId::class, false], 'address' => [CustomerAddress::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -25,6 +25,8 @@ final class Customer extends Resource
     public ?array $metadata = null;
     /** @var CustomerTaxId|null */
     public ?CustomerTaxId $tax_id = null;
+    /** @var CustomerAddress|null */
+    public ?CustomerAddress $address = null;
     /** @var string|null */
     public ?string $created_at = null;
 }

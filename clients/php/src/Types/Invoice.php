@@ -36,6 +36,8 @@ final class Invoice extends Resource
     /** @var int|null */
     public ?int $total = null;
     /** @var string|null */
+    public ?string $exchange_rate = null;
+    /** @var string|null */
     public ?string $due_date = null;
     /** @var string|null */
     public ?string $pdf_url = null;

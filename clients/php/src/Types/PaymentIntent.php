@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'gib' => [PaymentIntentGib::class, false], 'refund' => [IntentRefund::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'payment_method_details' => [PaymentIntentPaymentMethodDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'gib' => [PaymentIntentGib::class, false], 'refund' => [IntentRefund::class, false]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -85,8 +85,8 @@ final class PaymentIntent extends Resource
     public ?array $cod_address = null;
     /** @var string|null */
     public ?string $cod_status = null;
-    /** @var array<string, mixed>|null */
-    public ?array $payment_method_details = null;
+    /** @var PaymentIntentPaymentMethodDetails|null */
+    public ?PaymentIntentPaymentMethodDetails $payment_method_details = null;
     /** @var Installments|null */
     public ?Installments $installments = null;
     /** @var string|null */

@@ -24,6 +24,7 @@ __all__ = [
     "CodAddress",
     "CryptoDetails",
     "Customer",
+    "CustomerAddress",
     "CustomerCreateParams",
     "CustomerListParams",
     "CustomerTaxId",
@@ -89,6 +90,8 @@ __all__ = [
     "PaymentIntentGib",
     "PaymentIntentGibMessage",
     "PaymentIntentListParams",
+    "PaymentIntentPaymentMethodDetails",
+    "PaymentIntentPaymentMethodDetailsCard",
     "PaymentIntentReceipt",
     "PaymentIntentRefundParams",
     "PaymentLink",
@@ -167,6 +170,7 @@ CustomerCreateParams = TypedDict("CustomerCreateParams", {
     "phone": str,
     "metadata": Dict[str, Any],
     "tax_id": Any,
+    "address": Any,
 }, total=False)
 
 CustomerListParams = TypedDict("CustomerListParams", {
@@ -181,6 +185,7 @@ CustomerUpdateParams = TypedDict("CustomerUpdateParams", {
     "phone": str,
     "metadata": Dict[str, Any],
     "tax_id": Any,
+    "address": Any,
 }, total=False)
 
 FawryPayParams = TypedDict("FawryPayParams", {
@@ -233,6 +238,7 @@ InvoiceCreateParams = TypedDict("InvoiceCreateParams", {
     "tax_rate": Any,
     "locale": str,
     "metadata": Dict[str, Any],
+    "exchange_rate": Any,
 }, total=False)
 
 InvoiceListParams = TypedDict("InvoiceListParams", {
@@ -526,6 +532,7 @@ class CardDetails(Model):
     exp_year: Optional[int] = None
     fingerprint: Optional[str] = None
     country: Optional[str] = None
+    networks: Optional[List[str]] = None
 
 
 @register
@@ -547,7 +554,7 @@ class CryptoDetails(Model):
 @register
 @dataclass(eq=False)
 class Customer(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'tax_id': ('CustomerTaxId', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'tax_id': ('CustomerTaxId', False), 'address': ('CustomerAddress', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     email: Optional[str] = None
@@ -555,7 +562,22 @@ class Customer(Model):
     phone: Optional[str] = None
     metadata: Optional[Dict[str, Any]] = None
     tax_id: Optional[CustomerTaxId] = None
+    address: Optional[CustomerAddress] = None
     created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class CustomerAddress(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    line1: Optional[str] = None
+    line2: Optional[str] = None
+    building_number: Optional[str] = None
+    district: Optional[str] = None
+    city: Optional[str] = None
+    state: Optional[str] = None
+    postal_code: Optional[str] = None
+    country: Optional[str] = None
 
 
 @register
@@ -691,6 +713,7 @@ class Invoice(Model):
     tax_rate: Optional[Union[int, float]] = None
     tax: Optional[int] = None
     total: Optional[int] = None
+    exchange_rate: Optional[str] = None
     due_date: Optional[str] = None
     pdf_url: Optional[str] = None
     hosted_invoice_url: Optional[str] = None
@@ -1014,7 +1037,7 @@ class PaymentGibMessage(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'gib': ('PaymentIntentGib', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'payment_method_details': ('PaymentIntentPaymentMethodDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'gib': ('PaymentIntentGib', False), 'refund': ('IntentRefund', False)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -1052,7 +1075,7 @@ class PaymentIntent(Model):
     qr_code_url: Optional[str] = None
     cod_address: Optional[Dict[str, Any]] = None
     cod_status: Optional[str] = None
-    payment_method_details: Optional[Dict[str, Any]] = None
+    payment_method_details: Optional[PaymentIntentPaymentMethodDetails] = None
     installments: Optional[Installments] = None
     capture_method: Optional[str] = None
     amount_capturable: Optional[int] = None
@@ -1107,6 +1130,25 @@ class PaymentIntentGibMessage(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     code: Optional[str] = None
     message: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentPaymentMethodDetails(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'card': ('PaymentIntentPaymentMethodDetailsCard', False)}
+    type: Optional[str] = None
+    card: Optional[PaymentIntentPaymentMethodDetailsCard] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentPaymentMethodDetailsCard(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    brand: Optional[str] = None
+    last4: Optional[str] = None
+    exp_month: Optional[int] = None
+    exp_year: Optional[int] = None
+    networks: Optional[List[str]] = None
 
 
 @register
@@ -1705,6 +1747,41 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/customers/{id}",
             "200",
             []
+        ]
+    ],
+    "CustomerAddress": [
+        [
+            "POST",
+            "/api/customers",
+            "200",
+            [
+                "address"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers",
+            "200",
+            [
+                "data",
+                "address"
+            ]
+        ],
+        [
+            "GET",
+            "/api/customers/{id}",
+            "200",
+            [
+                "address"
+            ]
+        ],
+        [
+            "PUT",
+            "/api/customers/{id}",
+            "200",
+            [
+                "address"
+            ]
         ]
     ],
     "CustomerCreateParams": [
@@ -3581,6 +3658,131 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments",
             "query",
             []
+        ]
+    ],
+    "PaymentIntentPaymentMethodDetails": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "payment_method_details"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "payment_method_details"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "payment_method_details"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "payment_method_details"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "payment_method_details"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "payment_method_details"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "payment_method_details"
+            ]
+        ]
+    ],
+    "PaymentIntentPaymentMethodDetailsCard": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "payment_method_details",
+                "card"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "payment_method_details",
+                "card"
+            ]
         ]
     ],
     "PaymentIntentReceipt": [
