@@ -90,10 +90,18 @@ async def stream_typed_events(*, principal: Principal, types: list[str] | None =
                             intent=found.get(("payment_intent", _about(e, "payment_intent"))))
 
 
+# What reading an event needs, by the first word of its type (else payments_read).
+_AREA_OF = {"payout": "balance_read", "invoice": "billing_read", "subscription": "billing_read", "team": "team_read"}
+
+
 async def _batches(principal: Principal, types: list[str] | None, poll_seconds: float
                    ) -> AsyncIterator[list[Event]]:
     """The events of each poll that committed since the last (none from the first), oldest first."""
     wanted = check_types(types)
+    held = principal.permissions          # a member sees the events of the areas its roles may read
+    if held is not None:
+        allowed = frozenset(t for t in EVENT_TYPES if _AREA_OF.get(t.split(".", 1)[0], "payments_read") in held)
+        wanted = allowed if wanted is None else wanted & allowed
     seen: dict[str, object] = {}
     first = True
     while True:
