@@ -89,13 +89,15 @@ async def me_two_factor_enroll(call: Call) -> dict:
 
 
 async def me_two_factor_confirm(call: Call) -> dict:
-    codes = await two_factor.confirm_with(await team.me(call.principal), await call.body())
+    body = await call.body()              # a malformed body is a 400 before anything else
+    codes = await two_factor.confirm_with(await team.me(call.principal), body)
     return {"enabled": True, "recovery_codes": codes}
 
 
 async def me_two_factor_disable(call: Call) -> dict:
+    body = await call.body()
     member = await team.me(call.principal)
-    await two_factor.disable_with(member, await call.body(), enforced=await team.two_factor_required(member))
+    await two_factor.disable_with(member, body, enforced=await team.two_factor_required(member))
     return {"enabled": False}
 
 

@@ -136,12 +136,12 @@ async def get_invite(*, principal: Principal, invite_id: str) -> Invite:
 
 
 async def revoke_invite(*, principal: Principal, invite_id: str) -> Invite:
-    sessions.require_member(principal)
     check_id(invite_id, "id")
     async with in_transaction():
         invite = await Invite.filter(id=invite_id, merchant_id=principal.merchant_id).select_for_update().first()
-        if invite is None:
+        if invite is None:                   # an unknown id is a 404 for any caller
             raise NotFound()
+        sessions.require_member(principal)
         if invite.status != "pending":
             raise Conflict(f"This invitation is already {invite.status}", code="invite_not_pending")
         if "owner" in invite.roles:
@@ -204,12 +204,14 @@ async def get_member(*, principal: Principal, member_id: str) -> Member:
 
 
 async def update_member(*, principal: Principal, member_id: str, data: dict) -> Member:
+    check_id(member_id, "id")
+    if not await Member.exists(id=member_id, merchant_id=principal.merchant_id):
+        raise NotFound()                     # an unknown id is a 404 for any caller
     sessions.require_member(principal)
     f = Fields(data)
     roles = check_roles(f._get("roles", True))
     f.reject_unknown()
     await sessions.require_step_up(principal)
-    check_id(member_id, "id")
     async with in_transaction():
         # Every owner row of the merchant is locked: two demotions at once cannot leave none.
         team = await Member.filter(merchant_id=principal.merchant_id).select_for_update().order_by("id")
@@ -236,13 +238,13 @@ async def update_member(*, principal: Principal, member_id: str, data: dict) -> 
 
 
 async def remove_member(*, principal: Principal, member_id: str) -> Member:
-    sessions.require_member(principal)
     check_id(member_id, "id")
     async with in_transaction():
         team = await Member.filter(merchant_id=principal.merchant_id).select_for_update().order_by("id")
         member = next((m for m in team if m.id == member_id), None)
-        if member is None:
+        if member is None:                   # an unknown id is a 404 for any caller
             raise NotFound()
+        sessions.require_member(principal)
         if "owner" in member.roles:
             await _require_owner(principal, what="remove an owner")
             if not any("owner" in (m.roles or []) for m in team if m.id != member.id):
