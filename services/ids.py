@@ -5,7 +5,7 @@ import os
 import re
 from typing import Any
 
-from services.errors import ValidationError
+from services.errors import NotFound, ValidationError
 
 _ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -51,3 +51,12 @@ def check_id(value: Any, param: str = "id") -> str:
         raise ValidationError(f"{param} is not a well-formed id (prefix_ followed by letters and digits)",
                               code="invalid_id", param=param)
     return value
+
+
+async def owned(model, *, merchant_id: str, object_id: Any, param: str = "id"):
+    """The merchant's row of `model` with this id: a malformed id is a 400 naming `param`, an
+    unknown one (or another merchant's) a 404."""
+    row = await model.get_or_none(id=check_id(object_id, param), merchant_id=merchant_id)
+    if row is None:
+        raise NotFound()
+    return row

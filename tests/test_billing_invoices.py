@@ -77,6 +77,7 @@ async def test_numbers_have_no_gaps_under_50_concurrent_creates(client, merchant
     ({"items": [{"name": "x", "amount": -1, "quantity": 1}]}, "items[0].amount"),
     ({"items": [{"amount": 100}]}, "items[0].name"),
     ({"items": [{"name": "x", "amount": 100, "price": 1}]}, "items[0].price"),
+    ({"items": [{"name": "ok", "amount": 100}, {"name": "Bell\x07", "amount": 100}]}, "items[1].name"),
     ({"tax_rate": 100.01}, "tax_rate"),
     ({"tax_rate": -1}, "tax_rate"),
     ({"tax_rate": 12.345}, "tax_rate"),

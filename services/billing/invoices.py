@@ -150,11 +150,17 @@ def compute_totals(items: list[Item], tax_rate: Decimal) -> tuple[int, int, int]
     return subtotal, tax, subtotal + tax
 
 
+# Characters XML 1.0 cannot carry (C0 controls but tab, line feed, carriage return; DEL; U+FFFE/FFFF).
+_NOT_XML_TEXT = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\x7f\ufffe\uffff]")
+
+
 def _items(raw: list, currency: str) -> list[Item]:
     out = []
     for n, entry in enumerate(raw):
         f = Fields(entry, f"items[{n}]")
         name = f.str("name", required=True, min_len=1, max_len=200)
+        if _NOT_XML_TEXT.search(name):      # every e-invoice (ZATCA, GİB, ETA's PDF) writes it as XML text
+            raise ValidationError(f"items[{n}].name must not contain control characters", param=f"items[{n}].name")
         # A line may be small (a fee); the currency table's maximum bounds it and the total.
         amount = f.int("amount", required=True, min=0, max=LIMITS[currency].maximum)
         quantity = f.int("quantity", default=1, min=1, max=MAX_QUANTITY)

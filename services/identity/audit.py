@@ -15,8 +15,8 @@ import orjson
 from tortoise.expressions import Q
 
 from models.team import AuditEvent
-from services.errors import NotFound, ValidationError
-from services.ids import check_id, new_id
+from services.errors import ValidationError
+from services.ids import check_id, new_id, owned
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit
 from services.principal import Principal
@@ -144,11 +144,7 @@ async def list_events(*, principal: Principal, actor: str | None = None, action:
 
 
 async def get_event(*, principal: Principal, event_id: str) -> AuditEvent:
-    check_id(event_id, "id")
-    event = await AuditEvent.get_or_none(id=event_id, merchant_id=principal.merchant_id)
-    if event is None:
-        raise NotFound()
-    return event
+    return await owned(AuditEvent, merchant_id=principal.merchant_id, object_id=event_id)
 
 
 def _when(v, param: str) -> datetime:

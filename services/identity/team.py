@@ -15,7 +15,7 @@ from models.team import Invite, Member
 from services import events
 from services.errors import Conflict, DomainError, NotFound, ValidationError
 from services.identity import audit, permissions, sessions
-from services.ids import check_id, new_id
+from services.ids import check_id, new_id, owned
 from services.infra.runtime import runtime
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
@@ -128,11 +128,7 @@ async def list_invites(*, principal: Principal, limit=None, starting_after: str 
 
 
 async def get_invite(*, principal: Principal, invite_id: str) -> Invite:
-    check_id(invite_id, "id")
-    invite = await Invite.get_or_none(id=invite_id, merchant_id=principal.merchant_id)
-    if invite is None:
-        raise NotFound()
-    return invite
+    return await owned(Invite, merchant_id=principal.merchant_id, object_id=invite_id)
 
 
 async def revoke_invite(*, principal: Principal, invite_id: str) -> Invite:
@@ -196,11 +192,7 @@ async def list_members(*, principal: Principal, limit=None, starting_after: str 
 
 
 async def get_member(*, principal: Principal, member_id: str) -> Member:
-    check_id(member_id, "id")
-    m = await Member.get_or_none(id=member_id, merchant_id=principal.merchant_id)
-    if m is None:
-        raise NotFound()
-    return m
+    return await owned(Member, merchant_id=principal.merchant_id, object_id=member_id)
 
 
 async def update_member(*, principal: Principal, member_id: str, data: dict) -> Member:
