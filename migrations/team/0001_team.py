@@ -1,4 +1,6 @@
 from tortoise import migrations
+
+from migrations._keys import DropForeignKey
 from tortoise.migrations import operations as ops
 from orjson import loads
 from tortoise.fields.base import OnDelete
@@ -97,7 +99,29 @@ class Migration(migrations.Migration):
             options={'table': 'payout_settings', 'app': 'team', 'pk_attr': 'merchant_id', 'table_description': "Where a merchant's settlements are paid: one bank account (IBAN checked mod 97)."},
             bases=['Model'],
         ),
-            # Every merchant that was already there gets its e-mail as its first member, an owner
+            # No database constraint on merchant_id (migrations/_keys.py): a member's, invite's, session's or
+        # audit entry's insert would lock the merchant's row FOR KEY SHARE.
+        DropForeignKey(
+            model_name='AuditEvent',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='audit_events', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='Invite',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='invites', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='Member',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='members', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='MemberSession',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='member_sessions', on_delete=OnDelete.CASCADE),
+        ),
+        # Every merchant that was already there gets its e-mail as its first member, an owner
         # (the member id follows from the merchant's: mer_X -> mbr_X).
         ops.RunSQL(
             "INSERT INTO team_members (id, merchant_id, email, roles, two_factor_enabled, totp_last_step, "
