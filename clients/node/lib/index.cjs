@@ -7,7 +7,7 @@ const crypto = require('node:crypto');
 const VERSION = '0.1.0';
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8000';
 // The fields of the service's error object the errors carry (checked against /openapi.json by a test).
-const ERROR_FIELDS = ['type', 'code', 'message', 'param', 'detail', 'decline_code', 'request_id'];
+const ERROR_FIELDS = ['type', 'code', 'message', 'param', 'detail', 'decline_code', 'permission', 'request_id'];
 
 // How a call may be retried:
 //   'safe'   GETs, keyed POSTs, PUTs that set fields: any failure without an answer, 429,
@@ -29,6 +29,7 @@ class QafilaError extends Error {
     this.param = fields.param ?? null;
     this.detail = fields.detail ?? null;
     this.declineCode = fields.declineCode ?? null;
+    this.permission = fields.permission ?? null;   // 403 permission_denied: what the member's roles lack
     this.requestId = fields.requestId ?? null;
     this.headers = fields.headers ?? {};
     this.body = fields.body ?? null;
@@ -81,7 +82,7 @@ function errorFromResponse(status, body, headers, text) {
   else if (status >= 500) Cls = APIError;
   return new Cls(message, {
     status, type: err.type, code: err.code, param: err.param, detail: err.detail,
-    declineCode: err.decline_code, requestId: err.request_id || headers['x-request-id'],
+    declineCode: err.decline_code, permission: err.permission, requestId: err.request_id || headers['x-request-id'],
     headers, body, raw: Object.keys(err).length ? err : null,
   });
 }

@@ -205,7 +205,7 @@ export default Qafila;
 
 export interface QafilaErrorFields {
   status?: number | null; type?: string | null; code?: string | null; param?: string | null;
-  detail?: string | null; declineCode?: string | null; requestId?: string | null;
+  detail?: string | null; declineCode?: string | null; permission?: string | null; requestId?: string | null;
   headers?: Record<string, string>; body?: unknown; raw?: Record<string, unknown> | null; cause?: unknown;
 }
 
@@ -218,6 +218,8 @@ export declare class QafilaError extends Error {
   readonly param: string | null;
   readonly detail: string | null;
   readonly declineCode: string | null;
+  /** 403 permission_denied: the permission the member's roles lack (refunds_write, ...). */
+  readonly permission: string | null;
   readonly requestId: string | null;
   readonly decline_code: string | null;
   readonly request_id: string | null;

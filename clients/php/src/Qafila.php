@@ -179,7 +179,8 @@ final class Qafila
         $str = static fn ($v) => is_scalar($v) ? (string) $v : null;
         return new $cls($message, $r->status, $str($err['type'] ?? null), $str($code), $str($err['param'] ?? null),
             $str($err['detail'] ?? null), $str($err['decline_code'] ?? null),
-            $str($err['request_id'] ?? null) ?? ($r->headers['x-request-id'] ?? null), $r->headers, $body);
+            $str($err['request_id'] ?? null) ?? ($r->headers['x-request-id'] ?? null), $r->headers, $body,
+            permission: $str($err['permission'] ?? null));
     }
 
     /**

@@ -1,11 +1,11 @@
 """Typed exceptions. Every error the service answers is JSON:
-``{"error": {"type", "code", "message", "param", "detail"?, "decline_code"?, "request_id"}}``."""
+``{"error": {"type", "code", "message", "param", "detail"?, "decline_code"?, "permission"?, "request_id"}}``."""
 from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
 #: the fields of the service's error object this library reads (checked against /openapi.json by a test)
-ERROR_FIELDS = ("type", "code", "message", "param", "detail", "decline_code", "request_id")
+ERROR_FIELDS = ("type", "code", "message", "param", "detail", "decline_code", "permission", "request_id")
 
 
 class QafilaError(Exception):
@@ -14,7 +14,8 @@ class QafilaError(Exception):
     def __init__(self, message: str, *, status: Optional[int] = None, type: Optional[str] = None,
                  code: Optional[str] = None, param: Optional[str] = None, detail: Optional[str] = None,
                  decline_code: Optional[str] = None, request_id: Optional[str] = None,
-                 headers: Optional[Mapping[str, str]] = None, body: Any = None):
+                 headers: Optional[Mapping[str, str]] = None, body: Any = None,
+                 permission: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.status = status
@@ -23,6 +24,7 @@ class QafilaError(Exception):
         self.param = param
         self.detail = detail
         self.decline_code = decline_code
+        self.permission = permission      # 403 permission_denied: what the member's roles lack
         self.request_id = request_id
         self.headers = dict(headers or {})
         self.body = body
@@ -61,7 +63,8 @@ class CardError(QafilaError):
 
 
 class PermissionDeniedError(QafilaError):
-    """403: the key may not do this (for instance a live key on a test helper)."""
+    """403: the key or the member may not do this (a live key on a test helper; a member's roles
+    lacking ``permission``, e.g. ``refunds_write``)."""
 
 
 class ConflictError(QafilaError):
@@ -139,5 +142,5 @@ def error_from_response(status: int, body: Any, headers: Mapping[str, str], text
         cls = QafilaError
     lower = {k.lower(): v for k, v in headers.items()}
     return cls(message, status=status, type=err.get("type"), code=code, param=err.get("param"),
-               detail=err.get("detail"), decline_code=err.get("decline_code"),
+               detail=err.get("detail"), decline_code=err.get("decline_code"), permission=err.get("permission"),
                request_id=err.get("request_id") or lower.get("x-request-id"), headers=lower, body=body)
