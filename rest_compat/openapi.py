@@ -671,6 +671,9 @@ EXCHANGE_RATE = {"anyOf": [{"type": "string", "pattern": _invoices.EXCHANGE_RATE
                  "description": "EGP per one unit of the invoice's currency, for its ETA e-invoice: a decimal string, "
                                 "above 0, at most 5 decimals (services.billing.invoices.parse_exchange_rate); "
                                 "a 400 naming exchange_rate on an EGP invoice"}
+# An item name is XML text on every e-invoice: no C0 control but tab, line feed, carriage return; not blank.
+_XML_NO = "\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f\\ufffe\\uffff"
+ITEM_NAME = f"^[^{_XML_NO}]*[^\\s{_XML_NO}][^{_XML_NO}]*$"
 ITEM_LIMITS = [{"if": {"properties": {"currency": const(cur)}, "required": ["currency"]},    # a line's amount
                 "then": {"properties": {"items": {"items": {"properties": {"amount": {"maximum": lim.maximum}}}}}}}
                for cur, lim in money.LIMITS.items()]
@@ -692,7 +695,7 @@ MERCHANT.update({
     ("PUT", "/subscriptions/{id}/cancel"): Op(SUBSCRIPTION),
     ("POST", "/invoices"): Op(
         INVOICE, body({"customer_id": text(64), "currency": CURRENCY,
-                       "items": arr(body({"name": text(200, 1), "amount": amount(0),
+                       "items": arr(body({"name": text(200, 1, pattern=ITEM_NAME), "amount": amount(0),
                                           "quantity": {"type": "integer", "minimum": 1, "maximum": 1_000_000},
                                           "item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
                                           "item_type": enum(("EGS", "GS1")),
@@ -933,7 +936,9 @@ MERCHANT.update({
                         "default_item_code": text(100, 1, pattern=r"^\s*[A-Za-z0-9][A-Za-z0-9._/-]*\s*$"),
                         "base_url": text(500, 1, description="ETA's API at another base (preprod, a sandbox): "
                                                              "https:// (http:// too in test mode)")},
-                       required=("rin", "name", "branch", "activity_code", "client_id", "client_secret")),
+                       required=("rin", "name", "branch", "activity_code", "client_id", "client_secret"))
+        | {"if": {"properties": {"receipts": const("all")}, "required": ["receipts"]},   # e-receipts need the POS
+           "then": {"required": ["pos"]}},
         description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
                     "certificate and private_key, a self-signed certificate is made. Again: new credentials or "
                     "certificate, the same numbering and receipt chain."),

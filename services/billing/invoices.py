@@ -117,8 +117,8 @@ def parse_exchange_rate(value: Any, param: str = "exchange_rate") -> Decimal | N
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValidationError(message, param=param)
     text = value if isinstance(value, str) else str(value)
-    if isinstance(value, float) and value.is_integer():
-        text = str(int(value))
+    if isinstance(value, float):          # as written, without the exponent repr may use (2e-05)
+        text = str(int(value)) if value.is_integer() else format(Decimal(repr(value)), "f")
     if not _EXCHANGE_RATE.match(text):
         raise ValidationError(message, param=param)
     return Decimal(text.strip())
