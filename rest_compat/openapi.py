@@ -938,7 +938,7 @@ MERCHANT.update({
                                                              "https:// (http:// too in test mode)")},
                        required=("rin", "name", "branch", "activity_code", "client_id", "client_secret"))
         | {"if": {"properties": {"receipts": const("all")}, "required": ["receipts"]},   # e-receipts need the POS
-           "then": {"required": ["pos"]}},
+           "then": {"required": ["pos"], "properties": {"pos": {"type": "object"}}}},
         description="client_secret and private_key are kept encrypted and never shown. Test mode: without "
                     "certificate and private_key, a self-signed certificate is made. Again: new credentials or "
                     "certificate, the same numbering and receipt chain."),
