@@ -40,6 +40,10 @@
     method's limits, the sandbox buyer the provider approves, one item at the amount and an address;
     another method's create leaves the BNPL fields out; the eligibility query gets a currency the
     method serves and the sandbox phone.
+  * a local method (`x-qafila-local`: two body branches for thirteen methods): its create gets a
+    currency the method serves, the amount within its limits there, its own fields (phone,
+    expires_in_hours, alias) as their sandbox values when given or required, and the other local
+    methods' fields left out;
 - `filter_failure`: a schema-valid request refused because of the state of stored objects (a
   400 whose error code is one of STATE_CODES: cancelling a cancelled link, messaging a customer
   without a phone, ...) is not a data rejection: schemathesis reuses ids it has seen, in
@@ -201,6 +205,8 @@ def before_call(context, case, kwargs):
                 case.body[name] = _future(case.body[name])
         if raw.get("x-qafila-bnpl"):          # first: it may set the currency, which x-qafila-only reads
             _fix_bnpl(case.body, raw["x-qafila-bnpl"])
+        if raw.get("x-qafila-local"):         # so may this
+            _fix_local(case.body, raw["x-qafila-local"])
         for field, most, other, values in raw.get("x-qafila-only", ()):
             value = case.body.get(field)
             if isinstance(value, (int, float)) and value > most and case.body.get(other) not in values:
@@ -407,6 +413,25 @@ def _fix_bnpl(body: MutableMapping, rules: dict) -> None:
     body.pop("split", None)
     if "capture_method" in body:
         body["capture_method"] = "manual"
+
+
+def _fix_local(body: MutableMapping, rules: dict) -> None:
+    method = body.get("payment_method")
+    served = rules["limits"].get(method) if isinstance(method, str) else None
+    if not served:
+        return
+    if body.get("currency") not in served:
+        body["currency"] = next(iter(served))
+    low, high = served[body["currency"]]
+    amount = body.get("amount")
+    if isinstance(amount, int) and not isinstance(amount, bool):
+        body["amount"] = min(max(amount, low), high)
+    mine, required = rules["fields"].get(method, {}), rules["required"].get(method, ())
+    for name in {f for fields in rules["fields"].values() for f in fields}:
+        if name not in mine:
+            body.pop(name, None)
+        elif body.get(name) is not None or name in required:
+            body[name] = mine[name]
 
 
 def _fix_bnpl_query(query: MutableMapping, rules: dict) -> None:

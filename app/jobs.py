@@ -8,7 +8,7 @@ from services.einvoicing.gib import documents as gib_documents, payments as gib_
 from services.einvoicing.eta import authority as eta_authority
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
-from services.payments import intent_expiry, local_methods
+from services.payments import bills_rtp, intent_expiry, local_methods
 
 
 def register_job_kinds() -> None:
@@ -17,6 +17,7 @@ def register_job_kinds() -> None:
     subscriptions.register_jobs()    # subscription.renewal, subscription.dunning_retry
     intent_expiry.register_jobs()    # intent.expire
     local_methods.install()          # fawry.expire, and the local methods' intent flows
+    bills_rtp.install()              # SADAD bills and CliQ/Aani requests to pay (local methods' rails)
     zatca_documents.register_jobs()  # zatca.submit, and ZATCA as an e-invoicing authority
     einvoicing_core.register_jobs()  # einvoicing.submit (the other authorities' documents)
     gib_documents.register_jobs()    # gib.report, and GİB as an e-invoicing authority (einvoicing.submit sends)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_compat.routing import Call, Route
 from services.errors import ValidationError
 from services.money import analytics
-from services.payments import intents, local_methods, method_analytics, methods
+from services.payments import bills_rtp, intents, local_methods, method_analytics, methods
 
 
 async def payment_method_types_list(call: Call) -> dict:
@@ -20,6 +20,20 @@ async def payment_method_types_list(call: Call) -> dict:
 
 async def test_fawry_pay(call: Call) -> dict:
     return intents.intent_object(await local_methods.fawry_pay(principal=call.principal, data=await call.body()))
+
+
+async def test_sadad_pay(call: Call) -> dict:
+    return intents.intent_object(await bills_rtp.sadad_pay(principal=call.principal, data=await call.body()))
+
+
+async def test_rtp_approve(call: Call) -> dict:
+    return intents.intent_object(await bills_rtp.request_to_pay_answer(principal=call.principal,
+                                                                       data=await call.body(), approve=True))
+
+
+async def test_rtp_reject(call: Call) -> dict:
+    return intents.intent_object(await bills_rtp.request_to_pay_answer(principal=call.principal,
+                                                                       data=await call.body(), approve=False))
 
 
 V1_ROUTES: list[Route] = [
@@ -39,5 +53,13 @@ API_ROUTES: list[Route] = [
           response_fields=("object", "currency", "period", "data")),
     Route("POST", "/test-helpers/fawry/pay", test_fawry_pay,
           summary="Test mode: pay a Fawry reference at an outlet", request_fields=("reference",),
+          response_fields=("id", "status")),
+    Route("POST", "/test-helpers/sadad/pay", test_sadad_pay, summary="Test mode: the buyer's bank pays a SADAD bill",
+          request_fields=("reference",), response_fields=("id", "status")),
+    Route("POST", "/test-helpers/request-to-pay/approve", test_rtp_approve,
+          summary="Test mode: the buyer approves a CliQ or Aani request to pay", request_fields=("payment_intent",),
+          response_fields=("id", "status")),
+    Route("POST", "/test-helpers/request-to-pay/reject", test_rtp_reject,
+          summary="Test mode: the buyer rejects a CliQ or Aani request to pay", request_fields=("payment_intent",),
           response_fields=("id", "status")),
 ]

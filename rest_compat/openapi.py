@@ -372,6 +372,10 @@ class Op:
     # BNPL (`x-qafila-bnpl`): each method's amount limits by currency, the fields whose amounts add
     # up to the amount, and the sandbox buyer the provider approves (rest_compat/openapi.py's BNPL part).
     bnpl: dict | None = None
+    # The local methods (`x-qafila-local`): each one's amount limits by currency, its own create fields
+    # with their sandbox values, and the ones it requires (one body branch for the methods without a
+    # field of their own and one for those with one, instead of a branch per method).
+    local: dict | None = None
 
 
 # ---- merchant /api
@@ -439,8 +443,9 @@ DISPUTE_OF_PAYMENT = null(shape(
      "status": enum(money_disputes.STATUSES), "evidence_due_by": TS, "created_at": TS, "closed_at": null(TS)},
     description="the payment's dispute (GET /api/disputes/{id} has its evidence); null when not disputed"))
 CARD_NETWORKS = arr(STR, description="the networks the card carries: [\"visa\"], [\"mastercard\"], a mada "
-                                      "card's [\"mada\"] or [\"mada\", \"visa\"] when co-badged (of a wallet "
-                                      "payment: the device card's)")
+                                      "card's [\"mada\"] or [\"mada\", \"visa\"] when co-badged, a Troy "
+                                      "card's [\"troy\"] (Yerel, 9792...) or [\"troy\", \"discover\"] (Global), "
+                                      "a Meeza card's [\"meeza\"] (of a wallet payment: the device card's)")
 PAYMENT_METHOD_OUT = shape({"type": STR, "card": shape({
     "brand": null(STR), "last4": null(STR), "exp_month": null(INT), "exp_year": null(INT),
     "fingerprint": null(STR), "country": null(STR), "networks": CARD_NETWORKS}),
@@ -570,8 +575,11 @@ MERCHANT: dict[tuple[str, str], Op] = {
     ("POST", "/payments/create"): Op(
         PAYMENT, PAYMENT_CREATE, errors=(402, 409),
         description="402 when the card is declined (`code`: card_declined, insufficient_funds, "
-                    "authentication_required, ...). payment_method.type mada takes a mada card; the methods "
-                    "with a buyer step (knet, benefit, fawry, stcpay) are a 400 pointing to /v1 payment intents."),
+                    "authentication_required, expired_card, ...). payment_method.type mada (troy, meeza) takes "
+                    "a card of that scheme (400 not_a_mada_card, ...); a mada-only, Troy Yerel or Meeza card "
+                    "pays its scheme's currency only (400 card_currency_not_supported); a Meeza card is "
+                    "purchase only (capture: false or capture_method manual: 400 capture_not_supported); "
+                    "the methods with a buyer step (knet, benefit, fawry, stcpay) are a 400 pointing to /v1 payment intents."),
     ("GET", "/payments/list"): Op(
         list_of(PAYMENT_ITEM),
         query=(*PAGE, q("status", PAYMENT_STATUS), q("currency", CURRENCY), q("provider", PROVIDER),
@@ -1044,22 +1052,32 @@ INTENT_STATUS = enum(intents.STATUSES)
 FEE = shape({"amount": INT, "currency": CURRENCY, "rate": DECIMAL,
              "breakdown": shape({"processing": INT, "currency_conversion": INT, "network": INT})})
 NEXT_ACTION = null(shape({
-    "type": enum(("redirect_to_url", "redirect", "display_reference", "otp")),
+    "type": enum(("redirect_to_url", "redirect", "display_reference", "otp", "request_to_pay")),
     "redirect_to_url": shape({"url": null(STR), "return_url": null(STR)}, description="redirect_to_url (3-D Secure)"),
-    "url": {"type": "string", "description": "redirect (KNET, BenefitPay): the scheme's page"},
+    "url": {"type": "string", "description": "redirect (KNET, BenefitPay, NAPS, OmanNet, an Egyptian wallet): "
+                                             "the scheme's page"},
     "return_url": {"type": "string", "description": "redirect: where the buyer comes back"},
     "reference": {"type": "string", "pattern": "^[0-9]+$",
                   "description": "display_reference (Fawry): paid at an outlet before expires_at"},
     "expires_at": TS,
     "phone_hint": {"type": "string", "description": "otp (STC Pay): the phone's last 4 digits; confirm again "
-                                                    "with otp"}},
-    optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint"),
+                                                    "with otp"},
+    "biller_code": {"type": "string", "pattern": "^[0-9]{3}$",
+                    "description": "display_reference (SADAD): the biller the bill number is paid under"},
+    "alias_hint": null({"type": "string", "description": "request_to_pay (CliQ, Aani): the buyer's alias, "
+                                                         "masked; null when none was given"}),
+    "qr": shape({"payload": STR, "image_url": {"type": "string", "description": "a PNG, served without a key"}},
+                description="request_to_pay: the QR code the buyer's bank app scans")},
+    optional=("redirect_to_url", "url", "return_url", "reference", "expires_at", "phone_hint", "biller_code",
+              "alias_hint", "qr"),
     description="By type: redirect_to_url {redirect_to_url}; redirect {url, return_url}; display_reference "
-                "{reference, expires_at}; otp {phone_hint}"))
+                "{reference, expires_at} (SADAD: and biller_code); otp {phone_hint}; request_to_pay {alias_hint, "
+                "expires_at, qr}"))
 PAYMENT_METHOD_DETAILS = {"type": "object", "description": "card: card {brand, last4, networks}; apple_pay, google_pay: "
                           "card {brand, last4, exp_month, exp_year, networks} and wallet {type, dynamic_last4, "
-                          "auth_method}; knet, benefit: "
-                          "bank, payment_id, transaction_id, reference_number, result; fawry: reference, "
+                          "auth_method}; knet, benefit, naps: "
+                          "bank, payment_id, transaction_id, reference_number, result (omannet, eg_wallet: the "
+                          "same without bank; eg_wallet also phone_hint, attempts_left); fawry: reference, "
                           "expires_at, paid_at; stcpay: phone_hint, attempts_left",
                           "properties": {"type": STR, "card": shape(
                               {"brand": null(STR), "last4": null(STR), "exp_month": INT, "exp_year": INT,
@@ -1102,15 +1120,23 @@ INTENT_CREATE = body({
     "customer_id": foreign(text(64, description="your reference of the buyer")), "order_id": text(200),
     "description": text(1000), "statement_descriptor": text(22), "metadata": METADATA, "cod_address": COD_ADDRESS,
     "split": arr(SPLIT, maxItems=intents.MAX_SPLITS), "locale": enum(pricing.LOCALES),
-    "phone": text(32, description="stcpay: the buyer's mobile number, +9665 and 8 digits"),
-    "expires_in_hours": {"type": "integer", "minimum": 1, "maximum": 168,
-                         "description": "fawry: the reference's life (48 by default)"},
-    "return_url": text(2000, format="uri", description="where a redirect method (knet, benefit) sends the buyer"),
+    "phone": text(32, description="stcpay: the buyer's mobile number, +9665 and 8 digits; eg_wallet: the "
+                                  "wallet's Egyptian mobile, 010, 011, 012 or 015 and 8 digits (+20 allowed; "
+                                  "else on confirm)"),
+    "expires_in_hours": {"type": "integer", "minimum": 1, "maximum": 696,
+                         "description": "fawry: the reference's life (1-168, 48 by default); sadad: the bill's "
+                                        "(1-696, 72 by default)"},
+    "alias": text(32, description="cliq: a CliQ alias (a nickname of 3-10 English letters or digits, first a "
+                                  "letter, or a Jordanian mobile); aani: a UAE mobile. The request to pay goes "
+                                  "to it"),
+    "return_url": text(2000, format="uri", description="where a redirect method (knet, benefit, naps, omannet, "
+                                                       "eg_wallet) sends the buyer"),
     "idempotency_key": IDEMPOTENCY_KEY_BODY},
     required=("amount", "currency", "payment_method"),
     description="crypto_asset and crypto_network are required for crypto (a pair the asset is on) and "
                 "given for crypto only; cod_address for cod only, in the currency of its country; phone for "
-                "stcpay. A method used with a currency it does not serve is a 400 naming payment_method "
+                "stcpay (and eg_wallet, here or on confirm). naps, omannet and eg_wallet are purchase only "
+                "(capture_method manual: 400 capture_not_supported). A method used with a currency it does not serve is a 400 naming payment_method "
                 "(GET /v1/payment_method_types lists them). apple_pay and google_pay also take their token "
                 "here, as {\"apple_pay\": {\"token\": ...}} with payment_method apple_pay (google_pay alike): "
                 "the intent is then confirmed at once (the field is described on confirm; said here only, since "
@@ -1122,34 +1148,55 @@ METHOD_TYPE = shape({"object": const("payment_method_type"), "type": enum(method
                      "limits": shape({"minimum": INT, "maximum": INT}), "providers": arr(STR),
                      "sandbox": {"type": "object"}})
 NOT_GIVEN = {"type": "null"}
-STCPAY_PHONE = {"type": "string", "pattern": r"^\+9665[01345689][0-9]{7}$",
-                "description": "a Saudi mobile number; spaces and the national 05... form are accepted too"}
+# What a local method takes on create besides amount and currency, and the sandbox value of each.
+LOCAL_OWN = {"stcpay": ("phone",), "eg_wallet": ("phone",), "fawry": ("expires_in_hours",),
+             "sadad": ("expires_in_hours",), "cliq": ("alias",), "aani": ("alias",)}
+
+
+def _sandbox_value(method: str, field: str):
+    sandbox = methods.get(method).sandbox
+    return sandbox["aliases"]["mobile"] if field == "alias" else sandbox[field]
+
+
+LOCAL_RULES = {"limits": {t: {cur: [methods.get(t).limit(cur).minimum, methods.get(t).limit(cur).maximum]
+                              for cur in methods.get(t).currencies} for t in methods.LOCAL_TYPES},
+               "fields": {t: {f: _sandbox_value(t, f) for f in fs} for t, fs in LOCAL_OWN.items()},
+               "required": {"stcpay": ["phone"]}}
 
 
 def _method_branches() -> list[dict]:
-    """INTENT_CREATE's anyOf, one branch per way to pay, from the method registry: each method
-    with the currencies it serves and, where its own limits are tighter than the currency's, its
-    amount bounds; crypto; the cash-on-delivery markets. `phone` is stcpay's (and required by it),
-    `expires_in_hours` fawry's, and the crypto and cash fields their methods'. (More than one
-    installment is a card's too, but one more constraint per branch outgrows what schemathesis'
-    canonical form models: `x-qafila-only` says it. Crypto is one branch, not one per asset: with
-    each currency's amount limits, three outgrew it when USD joined; `x-qafila-pairs` gives each
-    asset's networks.)"""
-    own = {"stcpay": ("phone",), "fawry": ("expires_in_hours",), "crypto": ("crypto_asset", "crypto_network"),
-           "cod": ("cod_address",)}
+    """INTENT_CREATE's anyOf, from the method registry: one branch per card-like way to pay with
+    the currencies it serves; crypto; the cash-on-delivery markets; two for the local methods.
+    `expires_in_hours`, `phone`, `alias`, and the crypto and cash fields are their methods' (not
+    given in the other branches). (More than one installment is a card's too, but one more
+    constraint per branch outgrows what schemathesis' canonical form models: `x-qafila-only`
+    says it. Crypto is one branch, not one per asset: with each currency's amount limits, three
+    outgrew it when USD joined; `x-qafila-pairs` gives each asset's networks. The local methods
+    are two branches, not one per method: with their own fields and limits, thirteen outgrew it
+    when the regional rails joined: one for those without a field of their own (mada, troy,
+    meeza, knet, benefit, naps, omannet), one for those with one; `x-qafila-local` gives each
+    method's currency, limits, own fields and the required ones.)"""
+    own = {**LOCAL_OWN, "crypto": ("crypto_asset", "crypto_network"), "cod": ("cod_address",)}
     fields = sorted({f for fs in own.values() for f in fs})
 
-    def branch(method: str, props: dict, required: tuple[str, ...] = ()) -> dict:
-        props = {"payment_method": const(method), **props,
-                 **{f: NOT_GIVEN for f in fields if f not in own.get(method, ())}}
+    def branch(method, props: dict, required: tuple[str, ...] = (), mine: tuple[str, ...] = ()) -> dict:
+        props = {"payment_method": const(method) if isinstance(method, str) else enum(method), **props,
+                 **{f: NOT_GIVEN for f in fields if f not in (own.get(method, ()) if isinstance(method, str)
+                                                               else mine)}}
         return {"required": list(required), "properties": props} if required else {"properties": props}
 
-    out = []
+    def local(types: list[str]) -> dict:
+        currencies = dict.fromkeys(c for t in types for c in methods.get(t).currencies)
+        return branch(types, {"currency": enum(currencies)}, mine=tuple(f for t in types for f in own.get(t, ())))
+
+    out, plain, with_own = [], [], []
     for t in intents.METHODS:
         m = methods.METHODS[t]
-        required = ("phone",) if t == "stcpay" else ()
-        extra = {"phone": STCPAY_PHONE} if t == "stcpay" else {}
-        if t == "crypto":
+        if t in methods.LOCAL_TYPES:
+            (with_own if t in own else plain).append(t)
+            if len(plain) + len(with_own) == len(methods.LOCAL_TYPES):
+                out += [local(plain), local(with_own)]
+        elif t == "crypto":
             networks = dict.fromkeys(n for nets in crypto.PAIRS.values() for n in nets)
             out.append(branch(t, {"crypto_asset": enum(crypto.PAIRS), "crypto_network": enum(networks)},
                               ("crypto_asset", "crypto_network")))
@@ -1158,11 +1205,11 @@ def _method_branches() -> list[dict]:
                                                                        "properties": {"country": const(country)}}},
                            ("cod_address",)) for country, cur in pricing.MARKET_CURRENCY.items()]
         elif m.limits:
-            out += [branch(t, {"currency": const(cur), **extra,
-                               "amount": {"minimum": m.limit(cur).minimum, "maximum": m.limit(cur).maximum}},
-                           required) for cur in m.currencies]
+            out += [branch(t, {"currency": const(cur), "amount": {"minimum": m.limit(cur).minimum,
+                                                                  "maximum": m.limit(cur).maximum}})
+                    for cur in m.currencies]
         else:
-            out.append(branch(t, {"currency": enum(m.currencies), **extra}, required))
+            out.append(branch(t, {"currency": enum(m.currencies)}))
     return out
 
 
@@ -1176,12 +1223,14 @@ UNIX_OR_ISO = UNIX_SECONDS
 V1: dict[tuple[str, str], Op] = {
     ("POST", "/payments/intent"): Op(INTENT, INTENT_CREATE, errors=(402, 409), same=(("split", "currency"),),
                                      unique=(("split", "merchant_id"),),
-                                     only=(("installments", 1, "payment_method", ("card",)),),
-                                     pairs=(("crypto_asset", "crypto_network", crypto.PAIRS),)),
+                                     only=(("installments", 1, "payment_method", ("card", "troy")),),
+                                     pairs=(("crypto_asset", "crypto_network", crypto.PAIRS),),
+                                     local=LOCAL_RULES),
     ("POST", "/payments/{id}/confirm"): Op(
         INTENT, body({"payment_method_id": text(64, description="pm_... (e.g. pm_card_visa in test mode)"),
                       "return_url": text(2000, format="uri"), "client_secret": text(200),
-                      "phone": text(32, description="stcpay: the buyer's mobile number (if not given on create)"),
+                      "phone": text(32, description="stcpay, eg_wallet: the buyer's mobile number (if not given "
+                                                    "on create)"),
                       "otp": text(12, description="stcpay: the one-time code, on the second confirm"),
                       **WALLET_TOKEN_IN,
                       "idempotency_key": IDEMPOTENCY_KEY_BODY}),
@@ -1205,15 +1254,16 @@ V1: dict[tuple[str, str], Op] = {
         description="Without amount, all that is left is refunded. A partial refund keeps status succeeded "
                     "(amount_refunded grows); the intent is refunded once amount_refunded reaches "
                     "amount_received. 400 invalid_state for an intent that is not succeeded or is fully "
-                    "refunded, 400 amount_too_large above what is left."),
+                    "refunded, 400 amount_too_large above what is left; an OmanNet payment refunds in full "
+                    "only (another amount: 400 partial_refund_not_supported naming amount)."),
     ("POST", "/payment_methods"): Op(
         PAYMENT_METHOD, body({"type": enum(payment_methods.TYPES), "card": CARD_IN}, required=("card",))),
     ("GET", "/payment_method_types"): Op(
         shape({"object": const("list"), "data": arr(METHOD_TYPE)}),
         query=(Param("currency", CURRENCY, "required", required=True), q("amount", INT, "minor units"),
                q("country", {"type": "string", "pattern": "^[A-Za-z]{2}$"}, "the buyer's country")),
-        description="Secret or publishable key. Card first; mada and stcpay for SAR, knet for KWD, benefit for "
-                    "BHD, fawry for EGP.", amount_query=("amount", "currency")),
+        description="Secret or publishable key. Card first; mada and stcpay for SAR, troy for TRY, knet for "
+                    "KWD, benefit for BHD, fawry, eg_wallet and meeza for EGP, naps for QAR, omannet for OMR.", amount_query=("amount", "currency")),
     ("GET", "/payments/{id}/qr.png"): Op(None, media="image/png", description="The QR code of a qr intent."),
     ("GET", "/payments/{id}/3ds"): Op(None, media="text/html", query=(q("token", text(200), "challenge token"),),
                                      description="The sandbox 3-D Secure challenge page (a browser page)."),
@@ -1259,6 +1309,20 @@ MERCHANT[("POST", "/test-helpers/fawry/pay")] = Op(
     INTENT, body({"reference": text(40)}, required=("reference",)), errors=(403, 404),
     description="Test keys only (403 with a live key): the buyer pays the Fawry reference at an outlet; the "
                 "intent succeeds. A paid or expired reference is a 400 (reference_already_paid, reference_expired).")
+
+MERCHANT[("POST", "/test-helpers/sadad/pay")] = Op(
+    INTENT, body({"reference": text(40)}, required=("reference",)), errors=(402, 403, 404),
+    description="Test keys only (403 with a live key): the buyer's bank pays the SADAD bill; the intent succeeds. "
+                "A paid or expired bill is a 400 (reference_already_paid, reference_expired); a 500.00 SAR bill "
+                "never pays (402 sadad_declined; it expires).")
+MERCHANT[("POST", "/test-helpers/request-to-pay/approve")] = Op(
+    INTENT, body({"payment_intent": text(64)}, required=("payment_intent",)), errors=(403, 404),
+    description="Test keys only (403 with a live key): the buyer approves the CliQ or Aani request to pay; the "
+                "intent succeeds. A finished or expired request is a 400 (request_finished, request_expired).")
+MERCHANT[("POST", "/test-helpers/request-to-pay/reject")] = Op(
+    INTENT, body({"payment_intent": text(64)}, required=("payment_intent",)), errors=(403, 404),
+    description="Test keys only (403 with a live key): the buyer rejects the CliQ or Aani request to pay; the "
+                "intent fails with rtp_rejected. A finished or expired request is a 400.")
 
 # ---- CRM /api
 
@@ -1451,7 +1515,12 @@ INSTALLMENT_OPTION = shape({
     "first_installment_amount": {"type": "integer", "description": "the first: it carries the remainder"},
     "total_amount": {"type": "integer", "description": "what the card is charged"}, "commission": INT,
     "paid_by": null(enum(_inst.PAID_BY))})
-INSTALLMENT_OPTIONS = shape({"object": const("installment_options"), "bank": null(STR),
+INSTALLMENT_OPTIONS = shape({"object": const("installment_options"),
+                             "brand": null({**STR, "description": "the card's brand by its BIN (a 65... BIN of "
+                                                                    "the Turkish BIN table is troy, else discover)"}),
+                             "networks": arr(STR, description="[\"troy\"] (Troy Yerel), [\"troy\", "
+                                                              "\"discover\"] (Troy Global), [\"visa\"], ..."),
+                             "bank": null(STR),
                              "program": null(enum(_inst.programs())), "card_type": null(enum(_inst.CARD_TYPES)),
                              "amount": INT, "currency": CURRENCY, "options": arr(INSTALLMENT_OPTION)})
 INSTALLMENTS_OBJECT = null(shape({**INSTALLMENT_OPTION["properties"],
@@ -1489,7 +1558,7 @@ MERCHANT.update({
                "data": arr(shape({"method": enum(methods.TYPES), "payments": INT, "volume": INT}))}),
         query=WINDOW, exclusive=WINDOW_EXCLUSIVE, span=WINDOW_SPAN,
         description="Approved /api payments and /v1 intents of the window, by payment method (a mada card "
-                    "paying SAR is mada)."),
+                    "paying SAR is mada, a Troy card paying TRY troy, a Meeza card paying EGP meeza)."),
 })
 V1.update({
     ("GET", "/installments"): Op(
@@ -1539,7 +1608,7 @@ INTENT_CREATE["properties"].update(BNPL_IN)
 # nothing; tests/test_openapi_precision.py). What the branch cannot say is in x-qafila-bnpl and the
 # description: each method's currencies and limits, buyer, items and shipping_address required by
 # it (and unknown to the other methods), the items adding up to the amount.
-_own = ("cod_address", "crypto_asset", "crypto_network", "expires_in_hours", "phone")
+_own = ("alias", "cod_address", "crypto_asset", "crypto_network", "expires_in_hours", "phone")
 INTENT_CREATE["anyOf"] = [b for b in INTENT_CREATE["anyOf"]
                           if b["properties"]["payment_method"].get("const") not in _bnpl.TYPES]
 # Its currencies are in x-qafila-bnpl, not in the branch: with the wallets' branches and the currencies'
@@ -1921,6 +1990,11 @@ def operation(iface: Interface, route: Route, op: Op) -> dict:
         out["x-qafila-bnpl"] = op.bnpl
         rules.append("BNPL: the amount within the method's limits in the currency, items adding up to it, a buyer "
                      "the provider can score (x-qafila-bnpl).")
+    if op.local:
+        out["x-qafila-local"] = op.local
+        rules.append("A local method: a currency it serves, the amount within its limits there, only its own "
+                     "fields (phone: stcpay, required, and eg_wallet; expires_in_hours: fawry and sadad; alias: "
+                     "cliq and aani) (x-qafila-local).")
     if op.unique:
         out["x-qafila-unique"] = [list(g) for g in op.unique]
         rules += ["no two {0} have the same {1}.".format("[].".join(g[:-1]) + "[]", g[-1]) for g in op.unique]

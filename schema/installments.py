@@ -48,6 +48,10 @@ class InstallmentOption:
 @strawberry.type(description="What a card (its BIN) may pay an amount in: count 1 always, more only for "
                              "TRY credit cards of an installment program.")
 class InstallmentOptions:
+    brand: str | None = strawberry.field(description="The card's brand by its BIN: visa, mastercard, troy (a "
+                                                     "65... BIN in the Turkish BIN table is Troy Global), ...")
+    networks: list[str] = strawberry.field(description="The card's networks: [\"troy\"] (Troy Yerel), "
+                                                       "[\"troy\", \"discover\"] (Troy Global), [\"visa\"], ...")
     bank: str | None
     program: str | None
     card_type: str | None
@@ -121,7 +125,7 @@ class Query:
                                   currency: str) -> InstallmentOptions:
         o = (await installments.installment_options(principal=info.context.principal, bin=bin, amount=amount,
                                                     currency=currency)).as_dict()
-        return InstallmentOptions(bank=o["bank"], program=o["program"], card_type=o["card_type"], amount=o["amount"],
+        return InstallmentOptions(brand=o["brand"], networks=o["networks"], bank=o["bank"], program=o["program"], card_type=o["card_type"], amount=o["amount"],
                                   currency=o["currency"], options=[InstallmentOption(**x) for x in o["options"]])
 
     @strawberry.field(description="Approved payments by installment count (GET /api/analytics/installments).")

@@ -72,9 +72,16 @@ class RedirectToUrl:
     return_url: str
 
 
+@strawberry.type(description="The QR code of a request to pay: what the buyer's bank app scans, and its PNG.")
+class RequestToPayQr:
+    payload: str
+    image_url: str
+
+
 @strawberry.type(description="What the buyer does next: redirect_to_url (3-D Secure), redirect (KNET, "
                                "BenefitPay: url, returnUrl), display_reference (Fawry: reference, expiresAt), "
-                               "otp (STC Pay: phoneHint, then confirm again with otp).")
+                               "otp (STC Pay: phoneHint, then confirm again with otp), request_to_pay (CliQ, "
+                               "Aani: aliasHint, expiresAt, qr); SADAD's display_reference adds billerCode.")
 class NextAction:
     type: str
     redirect_to_url: RedirectToUrl | None
@@ -83,6 +90,9 @@ class NextAction:
     reference: str | None = None
     expires_at: datetime | None = None
     phone_hint: str | None = None
+    biller_code: str | None = None
+    alias_hint: str | None = None
+    qr: RequestToPayQr | None = None
 
 
 def _dt(value: str | None) -> datetime | None:
@@ -129,7 +139,7 @@ class PaymentIntent(Node):
     qr_code_url: str | None
     payment_method_details: JSON | None = strawberry.field(
         default=None, description="The card's brand and networks, or the local method's own references "
-                                  "and result (knet, benefit, fawry, stcpay); as in REST.")
+                                  "and result (knet, benefit, naps, omannet, eg_wallet, fawry, stcpay); as in REST.")
     installments: Installments | None = strawberry.field(description="The installment terms (null: in one go)")
     capture_method: str | None = strawberry.field(default=None, description="manual for BNPL (captured as it ships)")
     amount_capturable: MinorAmount | None = strawberry.field(default=None, description="BNPL: still authorized")
@@ -168,7 +178,9 @@ class PaymentIntent(Node):
             next_action=NextAction(type=na["type"], redirect_to_url=RedirectToUrl(**na["redirect_to_url"])
                                    if na.get("redirect_to_url") else None, url=na.get("url"),
                                    return_url=na.get("return_url"), reference=na.get("reference"),
-                                   expires_at=_dt(na.get("expires_at")), phone_hint=na.get("phone_hint"))
+                                   expires_at=_dt(na.get("expires_at")), phone_hint=na.get("phone_hint"),
+                                   biller_code=na.get("biller_code"), alias_hint=na.get("alias_hint"),
+                                   qr=RequestToPayQr(**na["qr"]) if na.get("qr") else None)
             if na else None,
             receipt_url=o["receipt_url"], failure_code=o["failure_code"], failure_message=o["failure_message"],
             split=[SplitEntry(**s) for s in o["split"]],
@@ -236,9 +248,10 @@ class PaymentIntentCreateInput:
     cod_address: CodAddressInput | None = strawberry.UNSET
     split: list[SplitInput] | None = strawberry.UNSET
     locale: str | None = strawberry.UNSET
-    phone: str | None = strawberry.UNSET                 # stcpay: the buyer's mobile number
-    expires_in_hours: int | None = strawberry.UNSET      # fawry: 1-168, default 48
-    return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit) sends the buyer
+    phone: str | None = strawberry.UNSET                 # stcpay, eg_wallet: the buyer's mobile number
+    expires_in_hours: int | None = strawberry.UNSET      # fawry: 1-168, default 48; sadad: 1-696, default 72
+    alias: str | None = strawberry.UNSET                 # cliq, aani: where the request to pay goes
+    return_url: str | None = strawberry.UNSET            # where a redirect method (knet, benefit, naps, ...) sends the buyer
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET
     apple_pay: WalletTokenInput | None = strawberry.UNSET     # apple_pay: the token pays at once
@@ -257,7 +270,7 @@ class PaymentIntentConfirmInput:
     payment_method_id: str | None = strawberry.UNSET
     return_url: str | None = strawberry.UNSET
     client_secret: str | None = strawberry.UNSET
-    phone: str | None = strawberry.UNSET                 # stcpay
+    phone: str | None = strawberry.UNSET                 # stcpay, eg_wallet
     otp: str | None = strawberry.UNSET                   # stcpay: the one-time code (second confirm)
     idempotency_key: str | None = strawberry.UNSET
     installments: int | None = strawberry.UNSET

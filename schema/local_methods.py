@@ -17,7 +17,7 @@ from schema.intents import PaymentIntentPayload, _payload
 from schema.money import From, _window_args
 from schema.scalars import MinorAmount
 from services.money import analytics
-from services.payments import local_methods, method_analytics, methods
+from services.payments import bills_rtp, local_methods, method_analytics, methods
 
 
 @strawberry.type
@@ -42,8 +42,11 @@ class PaymentMethodLimits:
 
 @strawberry.type(description="A payment method available for a currency (GET /v1/payment_method_types).")
 class PaymentMethodType:
-    type: str = strawberry.field(description="card, mada, knet, benefit, fawry, stcpay, qr, tap_to_pay, cod, crypto")
-    flow: str = strawberry.field(description="card, card_present, redirect, reference, otp, qr, cod, crypto")
+    type: str = strawberry.field(description="card, mada, knet, benefit, naps, omannet, fawry, eg_wallet, stcpay, "
+                                             "sadad, cliq, aani, qr, "
+                                             "tap_to_pay, cod, crypto")
+    flow: str = strawberry.field(description="card, card_present, redirect, reference, otp, request_to_pay, qr, "
+                                             "cod, crypto")
     currency: str
     display_name: DisplayName
     fee: PaymentMethodFee
@@ -63,6 +66,16 @@ class PaymentMethodType:
 @strawberry.input
 class FawryPayInput:
     reference: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class SadadPayInput:
+    reference: str | None = strawberry.UNSET
+
+
+@strawberry.input
+class RequestToPayInput:
+    payment_intent: str | None = strawberry.UNSET
 
 
 @strawberry.type
@@ -106,6 +119,25 @@ class Mutation:
     async def fawry_pay(self, info: Info[Context, None], input: FawryPayInput) -> PaymentIntentPayload:
         principal = info.context.principal
         return _payload(*await user_errors(lambda: local_methods.fawry_pay(principal=principal, data=to_data(input))))
+
+    @strawberry.mutation(description="Test mode: the buyer's bank pays a SADAD bill (POST /api/test-helpers/sadad/pay).")
+    async def sadad_pay(self, info: Info[Context, None], input: SadadPayInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        return _payload(*await user_errors(lambda: bills_rtp.sadad_pay(principal=principal, data=to_data(input))))
+
+    @strawberry.mutation(description="Test mode: the buyer approves a CliQ or Aani request to pay "
+                                     "(POST /api/test-helpers/request-to-pay/approve).")
+    async def request_to_pay_approve(self, info: Info[Context, None], input: RequestToPayInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        return _payload(*await user_errors(lambda: bills_rtp.request_to_pay_answer(
+            principal=principal, data=to_data(input), approve=True)))
+
+    @strawberry.mutation(description="Test mode: the buyer rejects a CliQ or Aani request to pay "
+                                     "(POST /api/test-helpers/request-to-pay/reject).")
+    async def request_to_pay_reject(self, info: Info[Context, None], input: RequestToPayInput) -> PaymentIntentPayload:
+        principal = info.context.principal
+        return _payload(*await user_errors(lambda: bills_rtp.request_to_pay_answer(
+            principal=principal, data=to_data(input), approve=False)))
 
 
 __all__ = ["Query", "Mutation", "UserError"]

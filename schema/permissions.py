@@ -29,6 +29,7 @@ FIELDS: dict[str, str | None] = {
     "crmCustomerDelete": "crm" + _W, "crmCustomerUpdate": "crm" + _W, "customerCreate": "customers" + _W,
     "customerUpdate": "customers" + _W, "dealCreate": "crm" + _W, "dealUpdate": "crm" + _W,
     "disputeEvidenceSubmit": "disputes" + _W, "etaSetup": "einvoicing" + _W, "fawryPay": "developers" + _W,
+    "sadadPay": "developers" + _W, "requestToPayApprove": "developers" + _W, "requestToPayReject": "developers" + _W,
     "gibSetup": "einvoicing" + _W, "installmentPlansReplace": "settings" + _W,
     "invoiceCancelEinvoice": "einvoicing" + _W, "invoiceCreate": "billing" + _W,
     "invoiceCreditNote": "einvoicing" + _W, "invoiceDebitNote": "einvoicing" + _W,

@@ -20,10 +20,14 @@ from tests.payments_fixtures import no_exploration  # noqa: F401
 NAMES = {  # the choices of a link, in order, by language
     "KWD": {"ar": ["كي نت", "بطاقة"], "en": ["KNET", "Card"], "tr": ["KNET", "Kart"]},
     "BHD": {"ar": ["بنفت باي", "بطاقة"], "en": ["BenefitPay", "Card"], "tr": ["BenefitPay", "Kart"]},
-    "EGP": {"ar": ["فوري", "بطاقة"], "en": ["Fawry", "Card"], "tr": ["Fawry", "Kart"]},
-    "SAR": {"ar": ["بطاقة · مدى", "STC Pay"], "en": ["Card · mada", "STC Pay"], "tr": ["Kart · mada", "STC Pay"]},
+    "EGP": {"ar": ["فوري", "محفظة الهاتف المحمول", "بطاقة · ميزة"], "en": ["Fawry", "Mobile wallet", "Card · Meeza"],
+            "tr": ["Fawry", "Mobil cüzdan", "Kart · Meeza"]},     # a Meeza card pays EGP on the card form (as mada SAR)
+    "SAR": {"ar": ["بطاقة · مدى", "STC Pay", "سداد"], "en": ["Card · mada", "STC Pay", "SADAD"],
+            "tr": ["Kart · mada", "STC Pay", "SADAD"]},
 }
-TYPES = {"KWD": ["knet", "card"], "BHD": ["benefit", "card"], "EGP": ["fawry", "card"], "SAR": ["card", "stcpay"]}
+TYPES = {"KWD": ["knet", "card"], "BHD": ["benefit", "card"], "EGP": ["fawry", "eg_wallet", "card"],
+         "SAR": ["card", "stcpay", "sadad"]}
+SECOND = {"KWD": "card", "BHD": "card", "EGP": "card", "SAR": "stcpay"}   # another choice, whose notice is below
 # Below the BNPL methods' minimums (5 KWD/BHD, 50 SAR, 500 EGP), so a link offers the local method and
 # the card; test_bnpl_methods_follow_the_others_within_their_limits adds the BNPL choices.
 AMOUNTS = {"KWD": 4_500, "BHD": 4_000, "EGP": 40_000, "SAR": 4_000}
@@ -49,9 +53,31 @@ _FAWRY = {"ar": 'فوري: يدفع التاجر الرقم المرجعي عب�
                 "it expires after 48 hours.",
           "tr": 'Fawry: satıcı referansı POST /api/test-helpers/fawry/pay {"reference"} ile öder; '
                 "süresi 48 saatte dolar."}
-_STC = {"ar": "STC Pay: الهاتف +966512345678؛ الرمز 123456 مقبول؛ 3 محاولات.",
-        "en": "STC Pay: phone +966512345678; code 123456 approves; 3 tries.",
-        "tr": "STC Pay: telefon +966512345678; 123456 kodu onaylanır; 3 deneme."}
+_STC = {"ar": "STC Pay: الهاتف +966512345678؛ الرمز 123456 مقبول؛ 3 محاولات؛ رموز تُرفض: 111111 (رصيد غير كافٍ)، "
+              "222222 (تجاوز الحد اليومي)، 333333 (تجاوز حد العملية)، 444444 (انتهت المهلة).",
+        "en": "STC Pay: phone +966512345678; code 123456 approves; 3 tries; codes that fail: 111111 (insufficient "
+              "funds), 222222 (daily limit exceeded), 333333 (transaction limit exceeded), 444444 (timeout).",
+        "tr": "STC Pay: telefon +966512345678; 123456 kodu onaylanır; 3 deneme; başarısız olan kodlar: 111111 "
+              "(yetersiz bakiye), 222222 (günlük limit aşıldı), 333333 (işlem limiti aşıldı), 444444 (zaman aşımı)."}
+# A TRY link's card form takes Troy cards, an EGP link's Meeza cards (issue 46): their test cards follow.
+_TROY = {"ar": "تروي: 9792 0720 0001 7956 (مقبولة، بطاقة ائتمان أكبنك، Axess)، 9792 0300 0000 0000 (مقبولة، بطاقة "
+               "ائتمان QNB، CardFinans)، 9792 0200 0000 0001 (مقبولة، بطاقة خصم)، 9792 3954 1265 1264 (مقبولة، بطاقة "
+               "مسبقة الدفع)، 6501 7001 9414 7183 (مقبولة، بطاقة ائتمان تروي جلوبال، World)، 6500 5288 6539 0837 "
+               "(مقبولة، بطاقة خصم تروي جلوبال).",
+         "en": "Troy: 9792 0720 0001 7956 (approved, Akbank credit, Axess), 9792 0300 0000 0000 (approved, QNB credit, "
+               "CardFinans), 9792 0200 0000 0001 (approved, debit), 9792 3954 1265 1264 (approved, prepaid), "
+               "6501 7001 9414 7183 (approved, Troy Global credit, World), 6500 5288 6539 0837 (approved, Troy "
+               "Global debit).",
+         "tr": "Troy: 9792 0720 0001 7956 (onay, Akbank kredi kartı, Axess), 9792 0300 0000 0000 (onay, QNB kredi "
+               "kartı, CardFinans), 9792 0200 0000 0001 (onay, banka kartı), 9792 3954 1265 1264 (onay, ön ödemeli "
+               "kart), 6501 7001 9414 7183 (onay, Troy Global kredi kartı, World), 6500 5288 6539 0837 (onay, Troy "
+               "Global banka kartı)."}
+_MEEZA = {"ar": "ميزة: 5078 0362 4660 0381 (مقبولة)، 5078 0867 0005 3445 (مقبولة)، 5078 0362 3198 5581 (رصيد غير "
+                "كافٍ)، 5078 0362 4278 3546 (بطاقة منتهية الصلاحية).",
+          "en": "Meeza: 5078 0362 4660 0381 (approved), 5078 0867 0005 3445 (approved), 5078 0362 3198 5581 "
+                "(insufficient funds), 5078 0362 4278 3546 (expired card).",
+          "tr": "Meeza: 5078 0362 4660 0381 (onay), 5078 0867 0005 3445 (onay), 5078 0362 3198 5581 (yetersiz "
+                "bakiye), 5078 0362 4278 3546 (süresi dolmuş kart)."}
 
 
 def notice(method: str, lang: str, currency: str = "TRY") -> str:
@@ -59,7 +85,8 @@ def notice(method: str, lang: str, currency: str = "TRY") -> str:
     values = {"knet": f"{ {'ar': 'كي نت'}.get(lang, 'KNET') }: {_SCHEME[lang]}",
               "benefit": f"{ {'ar': 'بنفت باي'}.get(lang, 'BenefitPay') }: {_SCHEME[lang]}",
               "fawry": _FAWRY[lang], "stcpay": _STC[lang],
-              "card": _CARD[lang] + (" " + _MADA[lang] if currency == "SAR" else "")}[method]
+              "card": _CARD[lang] + {"SAR": " " + _MADA[lang], "TRY": " " + _TROY[lang],
+                                     "EGP": " " + _MEEZA[lang]}.get(currency, "")}[method]
     return f"{_T[lang]} {values}"
 
 
@@ -83,11 +110,12 @@ def shown_notices(html: str) -> list[str]:
 @pytest.mark.parametrize("currency", ["KWD", "BHD", "EGP", "SAR"])
 async def test_the_choice_comes_first_local_method_first_where_most_pay_with_it(client, merchant, currency):
     link = await make_link(client, merchant.sk, amount=AMOUNTS[currency], currency=currency)
-    first, second = TYPES[currency]
+    types = TYPES[currency]
+    first, second = types[0], SECOND[currency]
     for lang in ("ar", "en", "tr"):
         status, html, _ = await open_page(client, link["url"] + f"?locale={lang}")
         assert status == 200
-        assert choices(html) == [(first, NAMES[currency][lang][0], True), (second, NAMES[currency][lang][1], False)]
+        assert choices(html) == [(t, NAMES[currency][lang][k], k == 0) for k, t in enumerate(types)]
         panel = html[html.index('<section id="panel"'):]
         # The choice before anything else of the panel: the error box, any form.
         assert panel.index('data-testid="choices"') < panel.index('id="error"') < panel.index("<form")
@@ -98,7 +126,7 @@ async def test_the_choice_comes_first_local_method_first_where_most_pay_with_it(
         # Without JavaScript a choice is a link: the page again with that method's form and notice.
         status, html, _ = await open_page(client, link["url"] + f"?method={second}&locale={lang}")
         assert status == 200 and shown_panels(html) == [second]
-        assert choices(html) == [(first, NAMES[currency][lang][0], False), (second, NAMES[currency][lang][1], True)]
+        assert choices(html) == [(t, NAMES[currency][lang][k], t == second) for k, t in enumerate(types)]
         assert shown_notices(html) == [notice(second, lang, currency)]
         assert f'href="?locale={lang}&amp;method={second}"' in html      # the language links keep the choice
 
@@ -145,7 +173,7 @@ async def test_a_refused_form_comes_back_with_its_own_method_chosen(client, merc
     assert 'value="12" aria-invalid="true"' in stc and "Saudi mobile number" in html
     kwd = await make_link(client, merchant.sk, amount=12_500, currency="KWD")
     status, html, _ = await submit(client, path_of(kwd["url"]), card_form("4000 0000 0000 0002", locale="tr"))
-    assert status == 402 and shown_panels(html) == ["card"] and shown_notices(html) == [notice("card", "tr")]
+    assert status == 402 and shown_panels(html) == ["card"] and shown_notices(html) == [notice("card", "tr", "KWD")]
     assert choices(html)[1] == ("card", "Kart", True)
 
 
@@ -197,8 +225,7 @@ async def test_bnpl_methods_follow_the_others_within_their_limits(client, mercha
     link = await make_link(client, merchant.sk, amount=amount, currency=currency)
     status, html, _ = await open_page(client, link["url"] + "?locale=en")
     assert status == 200
-    first, second = TYPES[currency]
     assert [(t, name) for t, name, _ in choices(html)] == \
-        [(first, NAMES[currency]["en"][0]), (second, NAMES[currency]["en"][1]), *bnpl]
+        [*((t, NAMES[currency]["en"][k]) for k, t in enumerate(TYPES[currency])), *bnpl]
     status, html, _ = await open_page(client, link["url"] + f"?method={bnpl[0][0]}&locale=en")
     assert status == 200 and shown_panels(html) == [bnpl[0][0]]

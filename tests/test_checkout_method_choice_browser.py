@@ -11,7 +11,7 @@ import pytest
 
 from models.payments import Payment
 from tests.test_checkout_browser import CHROMIUM, browser, live  # noqa: F401  (fixtures)
-from tests.test_checkout_method_choice import AMOUNTS, NAMES, TYPES, notice
+from tests.test_checkout_method_choice import AMOUNTS, NAMES, SECOND, TYPES, notice
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"{CHROMIUM} is missing")
 
@@ -80,7 +80,7 @@ def switch_to_card_and_pay(page, url: str) -> dict:
 async def test_the_choice_is_first_and_the_form_and_notice_follow_it(live, currency, js):  # noqa: F811
     status, link = await live.api("POST", "/api/payment-links", {"amount": AMOUNTS[currency], "currency": currency})
     assert status == 200, link
-    first, second = TYPES[currency]
+    first, second = TYPES[currency][0], SECOND[currency]
     out = await live.run(choose_in_each_language, link["url"], second, js=js)
     for lang in ("ar", "en", "tr"):
         o = out[lang]

@@ -51,7 +51,7 @@ def stcpay_link(page, url: str) -> dict:
     page.click("#choose-stcpay")
     page.click("#pay-local")
     page.wait_for_selector('[data-testid="stcpay-otp"]')
-    page.fill("#otp", "111111")
+    page.fill("#otp", "000000")        # wrong (111111-444444 are the sandbox failures)
     page.click("#verify")
     page.wait_for_selector("#error:not([hidden])")
     error = page.locator("#error").inner_text()

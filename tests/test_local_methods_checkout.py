@@ -21,9 +21,9 @@ def _choices(html: str) -> list[str]:
 
 # The local method first where most buyers pay with it (issue 35); mada pays through the card form.
 @pytest.mark.parametrize("currency,amount,expected", [("KWD", 12_500, ["knet", "card"]),
-                                                      ("SAR", 10_000, ["card", "stcpay"]),
+                                                      ("SAR", 10_000, ["card", "stcpay", "sadad"]),
                                                       ("BHD", 5_000, ["benefit", "card"]),
-                                                      ("EGP", 50_000, ["fawry", "card"])])
+                                                      ("EGP", 50_000, ["fawry", "eg_wallet", "card"])])
 async def test_link_checkout_offers_the_methods_of_its_currency(client, merchant, currency, amount, expected):
     link = await make_link(client, merchant.sk, amount=amount, currency=currency)
     for lang, rtl in (("ar", True), ("en", False), ("tr", False)):

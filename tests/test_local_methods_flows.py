@@ -197,11 +197,11 @@ async def test_stcpay_otp_with_attempts_and_idempotent_steps(client, merchant):
     i = await create(client, merchant.sk, currency="SAR", amount=10_000, payment_method="stcpay", phone="0550001122")
     c = await confirm(client, merchant.sk, i["id"], headers={"Idempotency-Key": "send-1"})
     assert c["status"] == "requires_action" and c["next_action"] == {"type": "otp", "phone_hint": "****1122"}
-    e = await confirm(client, merchant.sk, i["id"], otp="111111", expect=402, headers={"Idempotency-Key": "otp-1"})
+    e = await confirm(client, merchant.sk, i["id"], otp="000000", expect=402, headers={"Idempotency-Key": "otp-1"})
     assert e["error"]["decline_code"] == "invalid_otp" and e["error"]["attempts_left"] == 2
     assert e["error"]["param"] == "otp"
     # The same key again: the same answer, no attempt spent.
-    e = await confirm(client, merchant.sk, i["id"], otp="111111", expect=402, headers={"Idempotency-Key": "otp-1"})
+    e = await confirm(client, merchant.sk, i["id"], otp="000000", expect=402, headers={"Idempotency-Key": "otp-1"})
     assert e["error"]["attempts_left"] == 2
     got = await get(client, merchant.sk, i["id"])
     assert got["payment_method_details"]["stcpay"] == {"phone_hint": "****1122", "attempts_left": 2}

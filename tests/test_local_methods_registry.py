@@ -30,8 +30,9 @@ async def _types(client, key, **query):
 
 # ---------------------------------------------------------------- the registry
 
-@pytest.mark.parametrize("currency,local", [("SAR", ["mada", "stcpay"]), ("KWD", ["knet"]), ("BHD", ["benefit"]),
-                                            ("EGP", ["fawry"]), ("TRY", []), ("OMR", []), ("JOD", [])])
+@pytest.mark.parametrize("currency,local", [("SAR", ["mada", "stcpay", "sadad"]), ("KWD", ["knet"]), ("BHD", ["benefit"]),
+                                            ("EGP", ["meeza", "fawry", "eg_wallet"]), ("TRY", ["troy"]), ("OMR", ["omannet"]), ("QAR", ["naps"]),
+                                            ("JOD", ["cliq"])])
 async def test_method_types_per_currency_card_first(client, merchant, currency, local):
     status, body = await _types(client, merchant.sk, currency=currency)
     assert status == 200 and body["object"] == "list"

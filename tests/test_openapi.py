@@ -174,8 +174,9 @@ async def test_enumerations_and_parameters_come_from_the_services(client):
     assert set(money.CURRENCIES) == {"TRY", "SAR", "AED", "KWD", "QAR", "EGP", "IQD", "BHD", "OMR", "JOD", "USD"}
     assert set(schema["required"]) == {"amount", "currency", "payment_method"}
     assert schema["properties"]["payment_method"]["enum"] == ["card", "crypto", "cod", "qr", "tap_to_pay", "mada",
-                                                              "knet", "benefit", "fawry", "stcpay", "apple_pay",
-                                                              "google_pay", "bnpl_split4", "bnpl_split3"]
+                                                              "troy", "meeza", "knet", "benefit", "fawry", "eg_wallet",
+                                                              "naps", "omannet", "stcpay", "sadad", "cliq", "aani",
+                                                              "apple_pay", "google_pay", "bnpl_split4", "bnpl_split3"]
     intent = create["responses"]["201"]["content"]["application/json"]["schema"]
     assert "requires_payment_method" in intent["properties"]["status"]["enum"]
     listing = {p["name"]: p for p in doc["paths"]["/v1/payments"]["get"]["parameters"]}

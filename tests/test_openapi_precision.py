@@ -228,16 +228,47 @@ async def test_the_request_itself_decides_these_and_the_document_says_so(client,
     for b in intent["anyOf"]:
         pm = b["properties"]["payment_method"]
         branches.setdefault(pm.get("const") or "|".join(pm["enum"]), []).append(b)     # the BNPL methods share one
-    [stcpay] = branches["stcpay"]
-    assert stcpay["required"] == ["phone"] and stcpay["properties"]["currency"]["const"] == "SAR"
-    assert re.fullmatch(stcpay["properties"]["phone"]["pattern"], "+966512345678")
-    assert stcpay["properties"]["expires_in_hours"] == {"type": "null"}
     [card] = branches["card"]
     assert card["properties"]["phone"] == {"type": "null"} and "KWD" in card["properties"]["currency"]["enum"]
-    [knet] = branches["knet"]                    # a method's own limits, tighter than the currency's
-    assert knet["properties"]["amount"] == {"minimum": 100, "maximum": 3_000_000}
+    assert card["properties"]["alias"] == {"type": "null"}
     assert len(branches["cod"]) == 7 and len(branches["crypto"]) == 1       # an asset's networks: x-qafila-pairs
+    # The local methods: two branches, those without a field of their own and those with one; each
+    # method's currency, limits, own fields and required ones in x-qafila-local.
+    [plain] = branches["mada|troy|meeza|knet|benefit|naps|omannet"]
+    assert all(plain["properties"][f] == {"type": "null"} for f in ("phone", "expires_in_hours", "alias"))
+    [own] = branches["fawry|eg_wallet|stcpay|sadad|cliq|aani"]
+    assert not {"phone", "expires_in_hours", "alias"} & set(own.get("required", ()))
+    assert {f for f in ("phone", "expires_in_hours", "alias") if own["properties"].get(f) == {"type": "null"}} == set()
+    assert own["properties"]["cod_address"] == {"type": "null"} and set(own["properties"]["currency"]["enum"]) == \
+        {"EGP", "SAR", "JOD", "AED"}
     op = doc["paths"]["/v1/payments/intent"]["post"]
+    local = op["x-qafila-local"]
+    assert local["limits"]["knet"] == {"KWD": [100, 3_000_000]}          # a method's own limits, tighter
+    assert local["limits"]["troy"] == {"TRY": [money.LIMITS["TRY"].minimum, money.LIMITS["TRY"].maximum]}
+    assert local["required"] == {"stcpay": ["phone"]} and local["fields"]["stcpay"] == {"phone": "+966512345678"}
+    assert set(local["limits"]) == set(plain["properties"]["payment_method"]["enum"]) | \
+        set(own["properties"]["payment_method"]["enum"])
+    # What the extension says is what the service does: each method takes its currency at its limits with
+    # its own fields' values; not its currency, below its minimum, another's field or no required field: 400.
+    for method, served in local["limits"].items():
+        mine = local["fields"].get(method, {})
+        for cur, (low, high) in served.items():
+            await create(client, merchant.sk, payment_method=method, currency=cur, amount=low, **mine, expect=201)
+            body = await create(client, merchant.sk, payment_method=method, currency=cur, amount=low - 1,
+                                **mine, expect=400)
+            assert body["error"]["param"] == "amount", (method, body)
+        body = await create(client, merchant.sk, payment_method=method, currency="USD", **mine, expect=400)
+        assert body["error"]["param"] == "payment_method", (method, body)
+        cur = next(iter(served))
+        field, value = next((f, v) for fs in local["fields"].values() for f, v in fs.items() if f not in mine)
+        body = await create(client, merchant.sk, payment_method=method, currency=cur, amount=served[cur][0],
+                            **mine, **{field: value}, expect=400)
+        assert (body["error"]["code"], body["error"]["param"]) == ("payment_method_not_used", field), (method, body)
+        for field in local["required"].get(method, ()):
+            cur = next(iter(served))
+            body = await create(client, merchant.sk, payment_method=method, currency=cur, amount=served[cur][0],
+                                expect=400)
+            assert body["error"]["param"] == field, (method, body)
     networks = {"USDT": ["trc20", "erc20", "bep20"], "BTC": ["bitcoin"], "ETH": ["ethereum", "erc20"]}
     assert op["x-qafila-pairs"] == [["crypto_asset", "crypto_network", networks]]
     assert ("crypto_network must be one of crypto_asset's: USDT: trc20, erc20, bep20; BTC: bitcoin; "
@@ -245,7 +276,7 @@ async def test_the_request_itself_decides_these_and_the_document_says_so(client,
     bad = await create(client, merchant.sk, expect=400, payment_method="crypto", crypto_asset="BTC",
                        crypto_network="trc20")
     assert bad["error"]["param"] == "crypto_network"
-    assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card"]],
+    assert op["x-qafila-only"] == [["installments", 1, "payment_method", ["card", "troy"]],
                                    ["invoice", False, "currency", ["TRY"]], ["eta_receipt", False, "currency", ["EGP"]]]
     assert op["x-qafila-unique"] == [["split", "merchant_id"]]
     plans = doc["paths"]["/api/installments/plans"]["put"]

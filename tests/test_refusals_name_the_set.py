@@ -107,7 +107,7 @@ async def test_intent_create_names_currencies_methods_networks_and_countries(cli
     bad = await create(client, merchant.sk, expect=400, currency="SAR", payment_method="knet")
     assert (bad["error"]["param"], bad["error"]["code"], bad["error"]["message"]) == \
         ("payment_method", "payment_method_unavailable",
-         "payment_method must be one of card, crypto, cod, qr, tap_to_pay, mada, stcpay, apple_pay, google_pay, "
+         "payment_method must be one of card, crypto, cod, qr, tap_to_pay, mada, stcpay, sadad, apple_pay, google_pay, "
          "bnpl_split4, bnpl_split3 for SAR")
     bad = await create(client, merchant.sk, expect=400, payment_method="crypto", crypto_asset="BTC",
                        crypto_network="trc20")

@@ -44,10 +44,20 @@ def _frame_ancestors(settings, embed: bool) -> str:
     return "'none'" if settings.env == "production" else "*"
 
 
+def _api_origin(settings) -> str:
+    """The API's origin when the pages are served on another one: a request to pay's QR image is
+    the intent's public `/v1/payments/{id}/qr.png`."""
+    api, pay = urlsplit(settings.public_url), urlsplit(settings.pay_url)
+    if (api.scheme, api.netloc) == (pay.scheme, pay.netloc) or not api.netloc:
+        return ""
+    return f" {api.scheme}://{api.netloc}"
+
+
 def security_headers(settings, *, embed: bool = False) -> dict[str, str]:
     ancestors = _frame_ancestors(settings, embed)
     headers = {
-        "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "Content-Security-Policy": ("default-src 'self'; script-src 'self'; style-src 'self'; "
+                                    f"img-src 'self' data:{_api_origin(settings)}; "
                                     "connect-src 'self'; form-action 'self'; base-uri 'none'; object-src 'none'; "
                                     f"frame-ancestors {ancestors}"),
         "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -258,7 +268,7 @@ def form_error(request, page: Page, c, form, message: str, field: str | None, *,
         return json_response({"error": {"message": message, "field": field}, "declined": declined,
                               "csrf": new_csrf(c.id)}, status=status,
                              headers=security_headers(page.settings["settings"]))
-    keep = {k: form.get(k, "") for k in ("expiry", "name", "email", "phone")}
+    keep = {k: form.get(k, "") for k in ("expiry", "name", "email", "phone", "alias")}
     chosen = form.get("method") if form.get("action") == "choose" else method_choice.CARD
     return page.render("checkout.html", status=status, panel="panel_pay.html",
                        **{**context(page, c, request, chosen=chosen), "form": keep, "error": message,

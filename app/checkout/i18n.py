@@ -199,6 +199,14 @@ EN.update({
     "sbx_pin": "PIN {value}", "sbx_phone": "phone {value}", "sbx_otp": "code {value} approves",
     "sbx_attempts": "{value} tries", "sbx_pay": "the merchant pays the reference with {value}",
     "sbx_expires_in_hours": "it expires after {value} hours",
+    # STC Pay's failing codes; Troy's and Meeza's test cards (issue 46)
+    "sbx_failing_otps": "codes that fail: {value}", "sbx_daily_limit_exceeded": "daily limit exceeded",
+    "sbx_transaction_limit_exceeded": "transaction limit exceeded", "sbx_timeout": "timeout",
+    "sbx_approved_credit_axess": "approved, Akbank credit, Axess",
+    "sbx_approved_credit_cardfinans": "approved, QNB credit, CardFinans", "sbx_approved_debit": "approved, debit",
+    "sbx_approved_prepaid": "approved, prepaid", "sbx_approved_global_credit_world": "approved, Troy Global credit, World",
+    "sbx_approved_global_debit": "approved, Troy Global debit", "sbx_approved_2": "approved",
+    "sbx_expired_card": "expired card",
 })
 TR.update({
     "flow_redirect": "Ödemek için bankanızın {method} sayfasına geçersiniz.",
@@ -210,6 +218,14 @@ TR.update({
     "sbx_pin": "PIN {value}", "sbx_phone": "telefon {value}", "sbx_otp": "{value} kodu onaylanır",
     "sbx_attempts": "{value} deneme", "sbx_pay": "satıcı referansı {value} ile öder",
     "sbx_expires_in_hours": "süresi {value} saatte dolar",
+    "sbx_failing_otps": "başarısız olan kodlar: {value}", "sbx_daily_limit_exceeded": "günlük limit aşıldı",
+    "sbx_transaction_limit_exceeded": "işlem limiti aşıldı", "sbx_timeout": "zaman aşımı",
+    "sbx_approved_credit_axess": "onay, Akbank kredi kartı, Axess",
+    "sbx_approved_credit_cardfinans": "onay, QNB kredi kartı, CardFinans", "sbx_approved_debit": "onay, banka kartı",
+    "sbx_approved_prepaid": "onay, ön ödemeli kart",
+    "sbx_approved_global_credit_world": "onay, Troy Global kredi kartı, World",
+    "sbx_approved_global_debit": "onay, Troy Global banka kartı", "sbx_approved_2": "onay",
+    "sbx_expired_card": "süresi dolmuş kart",
 })
 AR.update({
     "flow_redirect": "تنتقل إلى صفحة {method} في مصرفك لتدفع.",
@@ -221,6 +237,14 @@ AR.update({
     "sbx_pin": "الرقم السري {value}", "sbx_phone": "الهاتف {value}", "sbx_otp": "الرمز {value} مقبول",
     "sbx_attempts": "{value} محاولات", "sbx_pay": "يدفع التاجر الرقم المرجعي عبر {value}",
     "sbx_expires_in_hours": "تنتهي صلاحيته بعد {value} ساعة",
+    "sbx_failing_otps": "رموز تُرفض: {value}", "sbx_daily_limit_exceeded": "تجاوز الحد اليومي",
+    "sbx_transaction_limit_exceeded": "تجاوز حد العملية", "sbx_timeout": "انتهت المهلة",
+    "sbx_approved_credit_axess": "مقبولة، بطاقة ائتمان أكبنك، Axess",
+    "sbx_approved_credit_cardfinans": "مقبولة، بطاقة ائتمان QNB، CardFinans", "sbx_approved_debit": "مقبولة، بطاقة خصم",
+    "sbx_approved_prepaid": "مقبولة، بطاقة مسبقة الدفع",
+    "sbx_approved_global_credit_world": "مقبولة، بطاقة ائتمان تروي جلوبال، World",
+    "sbx_approved_global_debit": "مقبولة، بطاقة خصم تروي جلوبال", "sbx_approved_2": "مقبولة",
+    "sbx_expired_card": "بطاقة منتهية الصلاحية",
 })
 # The method names come from the one registry (services.payments.methods).
 for _lang, _labels in (("en", EN), ("tr", TR), ("ar", AR)):
@@ -279,3 +303,77 @@ INSTALLMENT_LABELS: dict[str, dict[str, str]] = {
 for _locale, _extra in INSTALLMENT_LABELS.items():
     STRINGS[_locale].update(_extra)
     STRINGS[_locale].update(installment_text.LINE_TEXTS[_locale])     # the line the receipt message says too
+
+# SADAD bills and request to pay (CliQ, Aani) on the checkout (issue 46): the choose form, the bill
+# panel (bill number, biller code, expiry), the request-to-pay panel (alias, QR code, expiry) and
+# the sandbox values of the registry (`sbx_<key>`).
+REGIONAL_LABELS: dict[str, dict[str, str]] = {
+    "en": {"sadad_get": "Get a SADAD bill number", "sadad_title": "Pay this bill through SADAD in your bank",
+           "sadad_biller": "Biller code", "sadad_reference": "Bill number",
+           "sadad_body": "In your bank's app, online banking or ATM, choose SADAD payments, pick the biller by its "
+                         "code and enter the bill number to pay {amount} before {expires}.",
+           "sadad_sandbox": "Sandbox: the merchant pays the bill with POST /api/test-helpers/sadad/pay; "
+                            "a 500.00 SAR bill is never paid.",
+           "rtp_send": "Send the {method} request to pay", "rtp_title": "Approve the {method} request in your bank's app",
+           "rtp_sent": "We sent the request to pay to your {method} alias", "rtp_scan": "Scan this code with your bank's app to pay with {method}.",
+           "rtp_body": "The request for {amount} expires at {expires}.",
+           "rtp_sandbox": "Sandbox: the merchant approves with POST /api/test-helpers/request-to-pay/approve "
+                          "or rejects with POST /api/test-helpers/request-to-pay/reject.",
+           "check_result": "I have paid: check the payment", "rtp_alias": "Your alias (optional)",
+           "cliq_alias": "CliQ alias or Jordanian mobile number (optional)",
+           "aani_alias": "Aani mobile number, UAE (optional)",
+           "hint_sadad": "You get a {method} bill number to pay in your bank's app, online banking or ATM.",
+           "flow_request_to_pay": "Your bank's app gets a {method} request to pay: approve it there, or scan its QR code.",
+           "decline_rtp_rejected": "The request to pay was rejected in the bank's app.",
+           "decline_sadad_declined": "The bank declined to pay the bill.",
+           "sbx_biller_code": "biller code {value}", "sbx_never_pays": "never paid", "sbx_amount": "amount {value} (minor units)",
+           "sbx_aliases": "aliases", "sbx_nickname": "nickname {value}", "sbx_mobile": "mobile {value}",
+           "sbx_expires_in_minutes": "it expires after {value} minutes", "sbx_approve": "approve with {value}",
+           "sbx_reject": "reject with {value}"},
+    "tr": {"sadad_get": "SADAD fatura numarası al", "sadad_title": "Bu faturayı bankanızda SADAD ile ödeyin",
+           "sadad_biller": "Fatura kurumu kodu", "sadad_reference": "Fatura numarası",
+           "sadad_body": "Bankanızın uygulamasında, internet şubesinde veya ATM'de SADAD ödemelerini seçin, kurumu "
+                         "koduyla bulun ve {expires} tarihinden önce {amount} ödemek için fatura numarasını girin.",
+           "sadad_sandbox": "Test: satıcı faturayı POST /api/test-helpers/sadad/pay ile öder; "
+                            "500.00 SAR tutarındaki fatura hiç ödenmez.",
+           "rtp_send": "{method} ödeme isteğini gönder", "rtp_title": "{method} isteğini bankanızın uygulamasında onaylayın",
+           "rtp_sent": "Ödeme isteğini {method} takma adınıza gönderdik", "rtp_scan": "{method} ile ödemek için bu kodu bankanızın uygulamasıyla tarayın.",
+           "rtp_body": "{amount} tutarındaki istek {expires} tarihinde sona erer.",
+           "rtp_sandbox": "Test: satıcı POST /api/test-helpers/request-to-pay/approve ile onaylar "
+                          "veya POST /api/test-helpers/request-to-pay/reject ile reddeder.",
+           "check_result": "Ödedim: ödemeyi kontrol et", "rtp_alias": "Takma adınız (isteğe bağlı)",
+           "cliq_alias": "CliQ takma adı veya Ürdün cep telefonu (isteğe bağlı)",
+           "aani_alias": "Aani cep telefonu, BAE (isteğe bağlı)",
+           "hint_sadad": "Bankanızın uygulamasında, internet şubesinde veya ATM'de ödemek için bir {method} fatura numarası alırsınız.",
+           "flow_request_to_pay": "Bankanızın uygulamasına bir {method} ödeme isteği gelir: orada onaylayın ya da QR kodunu tarayın.",
+           "decline_rtp_rejected": "Ödeme isteği bankanın uygulamasında reddedildi.",
+           "decline_sadad_declined": "Banka faturayı ödemeyi reddetti.",
+           "sbx_biller_code": "kurum kodu {value}", "sbx_never_pays": "hiç ödenmez", "sbx_amount": "tutar {value} (küçük birim)",
+           "sbx_aliases": "takma adlar", "sbx_nickname": "takma ad {value}", "sbx_mobile": "cep {value}",
+           "sbx_expires_in_minutes": "süresi {value} dakikada dolar", "sbx_approve": "{value} ile onaylanır",
+           "sbx_reject": "{value} ile reddedilir"},
+    "ar": {"sadad_get": "احصل على رقم فاتورة سداد", "sadad_title": "ادفع هذه الفاتورة عبر سداد في مصرفك",
+           "sadad_biller": "رمز المفوتر", "sadad_reference": "رقم الفاتورة",
+           "sadad_body": "من تطبيق مصرفك أو الخدمات المصرفية عبر الإنترنت أو الصراف الآلي، اختر مدفوعات سداد، ثم "
+                         "اختر المفوتر برمزه وأدخل رقم الفاتورة لدفع {amount} قبل {expires}.",
+           "sadad_sandbox": "تجريبي: يدفع التاجر الفاتورة عبر POST /api/test-helpers/sadad/pay؛ "
+                            "فاتورة بمبلغ 500.00 ريال لا تُدفع أبدًا.",
+           "rtp_send": "أرسل طلب الدفع عبر {method}", "rtp_title": "وافق على طلب {method} في تطبيق مصرفك",
+           "rtp_sent": "أرسلنا طلب الدفع إلى اسمك المستعار في {method}", "rtp_scan": "امسح هذا الرمز بتطبيق مصرفك لتدفع عبر {method}.",
+           "rtp_body": "ينتهي طلب دفع {amount} في {expires}.",
+           "rtp_sandbox": "تجريبي: يوافق التاجر عبر POST /api/test-helpers/request-to-pay/approve "
+                          "أو يرفض عبر POST /api/test-helpers/request-to-pay/reject.",
+           "check_result": "دفعت: تحقق من الدفعة", "rtp_alias": "اسمك المستعار (اختياري)",
+           "cliq_alias": "الاسم المستعار في كليك أو رقم جوال أردني (اختياري)",
+           "aani_alias": "رقم الجوال في آني، الإمارات (اختياري)",
+           "hint_sadad": "تحصل على رقم فاتورة {method} لتدفعها من تطبيق مصرفك أو عبر الإنترنت أو الصراف الآلي.",
+           "flow_request_to_pay": "يصل طلب دفع عبر {method} إلى تطبيق مصرفك: وافق عليه هناك أو امسح رمز QR.",
+           "decline_rtp_rejected": "رُفض طلب الدفع في تطبيق المصرف.",
+           "decline_sadad_declined": "رفض المصرف دفع الفاتورة.",
+           "sbx_biller_code": "رمز المفوتر {value}", "sbx_never_pays": "لا تُدفع أبدًا", "sbx_amount": "المبلغ {value} (بالوحدة الصغرى)",
+           "sbx_aliases": "الأسماء المستعارة", "sbx_nickname": "الاسم المستعار {value}", "sbx_mobile": "الجوال {value}",
+           "sbx_expires_in_minutes": "تنتهي صلاحيته بعد {value} دقيقة", "sbx_approve": "الموافقة عبر {value}",
+           "sbx_reject": "الرفض عبر {value}"},
+}
+for _locale, _extra in REGIONAL_LABELS.items():
+    STRINGS[_locale].update(_extra)

@@ -1,6 +1,6 @@
-"""The hosted checkout's local methods (KNET, BenefitPay, Fawry, STC Pay): a link paid with one of
-them, and the buyer's next step on such an intent (the link on to the scheme's page, the Fawry
-reference, the STC Pay code form). The schemes' own sandbox pages are app/checkout/sandbox.py."""
+"""The hosted checkout's local methods (KNET, BenefitPay, Fawry, STC Pay, SADAD, CliQ, Aani, ...): a
+link paid with one of them, and the buyer's next step on such an intent (the link on to the scheme's
+page, the Fawry or SADAD reference, the STC Pay code form, the CliQ or Aani request to pay). The schemes' own sandbox pages are app/checkout/sandbox.py."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -18,6 +18,9 @@ def _local_context(page: common.Page, c, request: web.Request, **extra) -> dict:
     if na.get("expires_at"):
         ctx["expires_text"] = na["expires_at"].replace("T", " ")[:16] + " UTC"
     ctx["scheme"] = methods.get(c.method).names[page.lang] if c.method in methods.METHODS else ""
+    # A bill or a request to pay is paid elsewhere (the bank, the bank's app): the buyer checks the
+    # result on the result page (paid: the success panel; still waiting: this panel again).
+    ctx["result_path"] = f"{page.settings['pay_prefix']}/{c.id}/result?locale={page.lang}"
     return ctx
 
 

@@ -22,6 +22,7 @@ class Choice:
     name: str                     # in the page's language
     hint: str = ""                # what happens after the button (by flow), if the labels say it
     phone_label: str | None = None    # an otp method asks the phone on its choose form
+    alias_label: str | None = None    # a request-to-pay method asks the buyer's alias (optional)
     members: list[methods.Method] = field(default_factory=list)     # the registry entries it stands for
 
     @property
@@ -64,6 +65,13 @@ def sandbox_values(m: methods.Method, t: Labels) -> Markup:
             cards = (Markup("{} ({})").format(_grouped(n), t.get(f"sbx_{k}", k.replace("_", " ")))
                      for k, n in value.items())
             parts.append(Markup(t.list_sep).join(cards))
+        elif key == "failing_otps" and isinstance(value, dict):     # STC Pay's codes that fail, and how
+            codes = Markup(t.list_sep).join(Markup("{} ({})").format(_ltr(otp), t.get(f"sbx_{code}", code.replace("_", " ")))
+                                            for otp, code in value.items())
+            parts.append(Markup(escape(t.get("sbx_failing_otps", "codes that fail: {value}")).replace("{value}", codes)))
+        elif isinstance(value, dict):          # named values (CliQ's aliases, SADAD's never-paid amount)
+            inner = Markup(t.list_sep).join(_value(t, k, v) for k, v in value.items())
+            parts.append(Markup("{} ({})").format(escape(t.get(f"sbx_{key}", key.replace("_", " "))), inner))
         else:
             parts.append(_value(t, key, value))
     return Markup(t.part_sep).join(parts)
@@ -81,10 +89,12 @@ def _note(members: list[methods.Method], t: Labels, lang: str) -> Markup:
 def _choice(members: list[methods.Method], t: Labels, lang: str) -> Choice:
     head = members[0]
     name = " · ".join(m.names[lang] for m in members)
-    hint = t.get(f"flow_{head.flow}", "").format(method=head.names[lang]) if not head.flow == "card" else ""
-    phone = (t.get(f"{head.type}_phone") or t.phone) if head.flow == "otp" else None
+    hint = (t.get(f"hint_{head.type}") or t.get(f"flow_{head.flow}", "")).format(method=head.names[lang]) \
+        if not head.flow == "card" else ""
+    phone = (t.get(f"{head.type}_phone") or t.phone) if head.flow == "otp" or head.type == "eg_wallet" else None
+    alias = t.get(f"{head.type}_alias") or t.get("rtp_alias") if head.flow == "request_to_pay" else None
     return Choice(type=CARD if head.flow == "card" else head.type, flow=head.flow, name=name, hint=hint,
-                  phone_label=phone, members=members)
+                  phone_label=phone, alias_label=alias, members=members)
 
 
 def _card_methods(currency: str, amount: int) -> list[methods.Method]:

@@ -52,3 +52,5 @@ def install(router: web.UrlDispatcher, pay: str) -> None:
     router.add_post(f"{pay}/{PAY_ID}/{METHOD}", bank_submit, name="page:sandbox.submit")
     from app.checkout import bnpl_page          # the BNPL providers' sandbox pages
     bnpl_page.install(router, pay)
+    from app.checkout import regional_page      # NAPS, OmanNet, Egypt's mobile wallets
+    regional_page.install(router, pay)

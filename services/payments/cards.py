@@ -11,6 +11,8 @@ API (all pure except `parse_card`, which reads the clock and the secret key from
   (e.g. a `/v1` test token mapped through `TEST_CARDS`).
 - `fingerprint(number)`: HMAC-SHA256 of the digits with `runtime().config.secret_key`: the
   same card gives the same fingerprint for the whole platform, and the fingerprint reveals nothing.
+- `identify(digits) -> (brand, networks, country)`: what a number or BIN is, the scheme tables
+  first (mada, Meeza, the Turkish BIN table's Troy rows), then the prefix.
 - `luhn_valid(number)`, `brand_of(number)`, `TEST_CARDS` (name -> number), `SANDBOX` (number
   -> behaviour the sandbox providers act on).
 - `card_networks(brand, stored=None) -> list[str]`: the networks a card carries, as every answer
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.errors import ValidationError
-from services.payments import mada
+from services.payments import card_bins, mada
 from services.infra.runtime import runtime
 from services.validation import Fields
 
@@ -41,6 +43,8 @@ REQUIRES_3DS = "requires_3ds"              # needs 3-D Secure before authorizati
 # Dunning test card: approved when paid with, but every later charge of the saved card
 # (renewals, retries) is declined with card_declined.
 SAVED_THEN_DECLINE = "saved_then_decline"
+# Expired at the issuer (the expiry given is in the future): a hard decline, expired_card.
+EXPIRED_CARD = "expired_card"
 # Dispute test card: approved, then disputed by the cardholder one day later (services.disputes).
 DISPUTED = "disputed"
 
@@ -53,6 +57,8 @@ SANDBOX: dict[str, str] = {
     "4000000000000341": SAVED_THEN_DECLINE,
     "4000000000000259": DISPUTED,
     "9682010000000005": INSUFFICIENT_FUNDS,      # mada, declined: insufficient funds
+    "5078036231985581": INSUFFICIENT_FUNDS,      # Meeza, declined: insufficient funds
+    "5078036242783546": EXPIRED_CARD,            # Meeza, declined: expired card
 }
 
 TEST_CARDS: dict[str, str] = {
@@ -71,7 +77,26 @@ TEST_CARDS: dict[str, str] = {
     "mada": "5888450000000003",
     "mada_visa": "4464040000000007",
     "mada_insufficient_funds": "9682010000000005",
+    # Troy (the Turkish BIN table): Yerel 9792... (troy only, TRY only), Global 65... (troy and discover).
+    "troy_axess": "9792072000017956",
+    "troy_cardfinans": "9792030000000000",
+    "troy_debit": "9792020000000001",
+    "troy_prepaid": "9792395412651264",
+    "troy_global_world": "6501700194147183",
+    "troy_global_maximum": "6501738564461396",
+    "troy_global_debit": "6500528865390837",
+    "troy_global_prepaid": "6504576578126549",
+    "discover": "6011003179988686",
+    # Meeza (Egypt, EGP only)
+    "meeza": "5078036246600381",
+    "meeza_2": "5078086700053445",
+    "meeza_insufficient_funds": "5078036231985581",
+    "meeza_expired_card": "5078036242783546",
 }
+
+# The national schemes whose own BIN table decides the brand: the country each card is issued in.
+SCHEME_COUNTRY: dict[str, str] = {"mada": "SA", "troy": "TR", "meeza": "EG"}
+TROY_LENGTH = 16
 
 # Issuing country by BIN prefix (sandbox cards; a real BIN table is configuration).
 ISSUER_COUNTRY: dict[str, str] = {
@@ -120,6 +145,24 @@ def card_networks(brand: str | None, stored: Iterable[str] | None = None) -> lis
     if stored:
         return list(stored)
     return [brand] if brand and brand != "unknown" else []
+
+
+def identify(digits: str) -> tuple[str, tuple[str, ...], str | None]:
+    """(brand, networks, issuing country) of a card number or BIN: a BIN in the mada table is
+    mada, in the Meeza table meeza, a troy row of the Turkish table troy (a 65... BIN: Troy Global,
+    troy and discover); 9792... troy (Yerel); anything else its brand by prefix."""
+    found = mada.networks_of(digits)
+    if found:
+        return "mada", found, SCHEME_COUNTRY["mada"]
+    if card_bins.is_meeza(digits):
+        return "meeza", ("meeza",), SCHEME_COUNTRY["meeza"]
+    row = card_bins.tr_row(digits)
+    if row is not None and row.brand == "troy":
+        return "troy", row.networks, SCHEME_COUNTRY["troy"]
+    brand = brand_of(digits)
+    if brand == "troy":
+        return "troy", ("troy",), SCHEME_COUNTRY["troy"]
+    return brand, tuple(card_networks(brand)), issuer_country(digits)
 
 
 def issuer_country(number: str) -> str | None:
@@ -174,10 +217,12 @@ def card_from_number(number: str, exp_month: int, exp_year: int, cvc: str | None
     number = re.sub(r"[ -]", "", number) if isinstance(number, str) else number
     if not isinstance(number, str) or not _DIGITS.fullmatch(number) or not luhn_valid(number):
         raise ValidationError("The card number is invalid", param=f"{param}.number")
+    # A BIN in a scheme's table makes a card of that scheme (mada, Meeza, Troy), whatever the request said.
+    brand, networks, country = identify(number)
+    if brand == "troy" and len(number) != TROY_LENGTH:
+        raise ValidationError(f"The card number is invalid: a Troy card number has {TROY_LENGTH} digits",
+                              param=f"{param}.number")
     _check_expiry(exp_month, exp_year, param)
-    # A BIN in the mada table makes a mada card (issued in Saudi Arabia), whatever the request said.
-    networks = mada.networks_of(number)
-    brand, country = ("mada", "SA") if networks else (brand_of(number), issuer_country(number))
     return Card(brand=brand, last4=number[-4:], exp_month=exp_month, exp_year=exp_year,
                 fingerprint=fingerprint(number), country=country,
                 behaviour=SANDBOX.get(number, APPROVE), number=number, cvc=cvc,

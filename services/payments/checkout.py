@@ -225,7 +225,7 @@ async def _card_step(c: Checkout, card: cards.Card, issuer: installments.Issuer 
                      locale: str | None, idempotency_key: str | None, client_address: str | None,
                      count: int | None) -> Outcome:
     """A link's or invoice's card: to its 3-D Secure challenge, or charged."""
-    if card.behaviour == cards.REQUIRES_3DS or methods.card_method(card, c.currency) == "mada":   # mada: always 3DS
+    if card.behaviour == cards.REQUIRES_3DS or methods.card_method(card, c.currency) != "card":   # mada, troy, meeza: always 3DS
         token = secrets.token_urlsafe(24)
         pending = {"checkout_id": c.id, "card": {**card.public(), "behaviour": card.behaviour,
                                                  "networks": list(card.networks)}, "contact": contact,

@@ -2,7 +2,8 @@
 the method registry, card first), a link paid with a local method (it becomes a `/v1` intent of
 that method, with the link in its metadata, and the buyer continues on the intent's checkout),
 and the buyer's steps of a local-method intent: the redirect to the scheme's page (KNET,
-BenefitPay), the Fawry reference, the STC Pay one-time code."""
+BenefitPay), the Fawry or SADAD reference, the STC Pay one-time code, the CliQ or Aani request
+to pay (a link chosen with CliQ or Aani may name the buyer's alias)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -35,8 +36,10 @@ async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str
         raise one_of("method", offered or ["card"])
     data = {"amount": c.amount, "currency": c.currency, "payment_method": method,
             "metadata": {"payment_link": c.id}, "description": c.description}
-    if method == "stcpay":
+    if method in ("stcpay", "eg_wallet"):         # the buyer's mobile (STC Pay, the wallet's number)
         data["phone"] = form.get("phone") or ""
+    if methods.get(method).flow == "request_to_pay" and (form.get("alias") or "").strip():
+        data["alias"] = form["alias"].strip()       # optional: the request goes to it (checked as /v1 checks it)
     if methods.get(method).flow == "bnpl":          # the buyer, the address and the link's one item
         data.update(bnpl.link_fields(form, amount=c.amount, description=c.description))
     i = await intents.create_intent(principal=c.principal, data={k: v for k, v in data.items() if v is not None},
@@ -46,7 +49,7 @@ async def choose(*, checkout_id: str, form: dict[str, str], idempotency_key: str
 
 @dataclass
 class Step:
-    kind: str                          # redirect | reference | otp | succeeded | declined
+    kind: str                          # redirect | reference | otp | request_to_pay | succeeded | declined
     url: str | None = None
     decline_code: str | None = None
     message: str | None = None
@@ -61,6 +64,8 @@ def step_of(i) -> Step:
     na = i.next_action or {}
     if na.get("type") == "redirect":
         return Step("redirect", url=na["url"])
+    if na.get("type") == "request_to_pay":
+        return Step("request_to_pay")
     return Step("reference" if na.get("type") == "display_reference" else "otp")
 
 
@@ -76,6 +81,8 @@ async def act(*, checkout_id: str, form: dict[str, str], idempotency_key: str | 
             data = {"otp": (form.get("otp") or "").strip()}
         elif form.get("phone"):
             data["phone"] = form["phone"]
+    elif c.method == "eg_wallet" and form.get("phone"):
+        data["phone"] = form["phone"]
     try:
         i = await intents.confirm_intent(principal=c.principal, intent_id=c.id, data=data,
                                          idempotency_key=idempotency_key)

@@ -31,7 +31,8 @@ OPEN = (f"(status IN ({', '.join(repr(x) for x in UNPAID)}) "
         "OR (status = 'failed' AND COALESCE(failure_code, '') <> 'expired') "
         "OR (status = 'processing' AND payment_method = 'crypto'))")
 # A Fawry reference waiting to be paid: its own job (local_methods' fawry.expire) fails it.
-_WAITING_REFERENCE = "(status = 'requires_action' AND payment_method = 'fawry')"
+# SADAD bills and CliQ/Aani requests to pay wait the same way (services.payments.bills_rtp).
+_WAITING_REFERENCE = "(status = 'requires_action' AND payment_method IN ('fawry', 'sadad', 'cliq', 'aani'))"
 
 
 async def due(until: datetime, limit: int, *, livemode: bool | None = None, merchant_id: str | None = None,

@@ -6,21 +6,19 @@ Arithmetic (minor units, one rounding): commission = amount x bps / 10,000, half
 customer pays it, total_amount = amount + commission, else total_amount = amount. The
 installments add up exactly to total_amount: each is total_amount // count, except the first,
 which also carries the remainder. A count whose (equal) installment would be under 1 TRY is
-not offered. Only TRY credit cards of a program get counts above 1; other currencies, debit
-and foreign cards get count 1 only.
+not offered. Only TRY credit cards of a program get counts above 1; other currencies, debit,
+prepaid and foreign cards get count 1 only.
 
 Used by services.payments.payments (`/api`), services.payments.intents (`/v1`), the hosted
 checkout, and the REST and GraphQL adapters.
 """
 from __future__ import annotations
 
-import csv
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
-from importlib import resources
 from typing import Any
 
 from models import _lookup as lookup
@@ -32,6 +30,7 @@ from services.money import markets
 from services.money.ledger import MERCHANT_BALANCE, PROVIDER_RECEIVABLE, Leg
 from services.infra.runtime import runtime
 from services.money.currencies import check_amount, check_currency, round_minor
+from services.payments import card_bins, cards
 from services.principal import Principal
 from services.validation import MAX_INT, Fields, check_int, one_of
 
@@ -40,7 +39,7 @@ MIN_INSTALLMENT = 100                  # 1 TRY in kuruş: no installment below i
 MIN_COUNT, MAX_COUNT = 2, 12
 MAX_BPS = 5000                         # 50%: anything above is a typo
 PAID_BY = ("customer", "merchant")
-CARD_TYPES = ("credit", "debit")
+CARD_TYPES = card_bins.CARD_TYPES       # credit | debit | prepaid
 _BIN = re.compile(r"\d{6}(\d{2})?")
 
 # The shipped plans: every program, 2-12 months, the customer pays the bank's commission.
@@ -62,16 +61,8 @@ class Issuer:
 
 @functools.cache
 def bin_table() -> dict[str, Issuer]:
-    """prefix (6 or 8 digits) -> Issuer, from data/tr_installment_bins.csv."""
-    text = resources.files("services.payments").joinpath("data/tr_installment_bins.csv").read_text("utf-8")
-    out: dict[str, Issuer] = {}
-    for row in csv.DictReader(text.splitlines()):
-        prefix = row["prefix"].strip()
-        if not _BIN.fullmatch(prefix) or row["card_type"] not in CARD_TYPES:
-            raise ValueError(f"bad BIN table row: {row}")
-        out[prefix] = Issuer(bank=row["bank"].strip(), program=row["program"].strip() or None,
-                             card_type=row["card_type"])
-    return out
+    """BIN (6 or 8 digits) -> Issuer, from the Turkish BIN table (services.payments.card_bins)."""
+    return {b: Issuer(bank=r.bank, program=r.program, card_type=r.card_type) for b, r in card_bins.tr_table().items()}
 
 
 @functools.cache
@@ -84,8 +75,8 @@ def issuer_of(digits: str | None) -> Issuer | None:
     """The issuer of a card number or BIN: the 8-digit prefix first, then the 6-digit one."""
     if not digits:
         return None
-    table = bin_table()
-    return table.get(digits[:8]) if len(digits) >= 8 and digits[:8] in table else table.get(digits[:6])
+    row = card_bins.tr_row(digits)
+    return Issuer(bank=row.bank, program=row.program, card_type=row.card_type) if row else None
 
 
 def check_bin(value: Any, param: str = "bin") -> str:
@@ -179,6 +170,8 @@ class Options:
     amount: int
     currency: str
     options: list[dict]
+    brand: str | None = None                 # what the BIN says (services.payments.cards.identify)
+    networks: tuple[str, ...] = ()
 
     @property
     def counts(self) -> list[int]:
@@ -189,7 +182,8 @@ class Options:
 
     def as_dict(self) -> dict:
         i = self.issuer
-        return {"object": "installment_options", "bank": i.bank if i else None, "program": i.program if i else None,
+        return {"object": "installment_options", "brand": self.brand, "networks": list(self.networks),
+                "bank": i.bank if i else None, "program": i.program if i else None,
                 "card_type": i.card_type if i else None, "amount": self.amount, "currency": self.currency,
                 "options": self.options}
 
@@ -219,7 +213,9 @@ async def installment_options(*, principal: Principal, bin: Any, amount: Any, cu
         value = check_amount(amount, cur)
     except ValidationError as e:        # the currency's limits: its own code (the schema cannot pair them)
         raise ValidationError(e.message, param="amount", code="amount_out_of_range") from None
-    return options_for(issuer_of(digits), value, cur, await get_plans(principal=principal))
+    opts = options_for(issuer_of(digits), value, cur, await get_plans(principal=principal))
+    brand, networks, _ = cards.identify(digits)
+    return replace(opts, brand=brand if brand != "unknown" else None, networks=tuple(networks))
 
 
 # ---------------------------------------------------------------- paying in installments

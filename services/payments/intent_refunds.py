@@ -75,7 +75,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
     async def attempt() -> IntentRefundResult:
         async with in_transaction():
             intent = await intents._load(principal, intent_id, for_update=True)    # held until commit
-            local_methods.check_refundable(intent)         # a Fawry cash payment: refund_not_supported
+            local_methods.check_refundable(intent, amount)       # a Fawry cash payment: refund_not_supported
             part_captured = bnpl.is_bnpl(intent.payment_method) and intent.status == "requires_capture"
             if part_captured:                              # BNPL: what was captured so far refunds
                 bnpl.check_refundable(intent)

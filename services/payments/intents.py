@@ -47,8 +47,12 @@ UNPAID = expiry_due.UNPAID         # (defined where the expiry read writes them 
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation", "failed")
 CANCELABLE = UNPAID + ("failed",)
 CANCELLATION_REASONS = ("requested_by_customer", "duplicate", "fraudulent", "abandoned")
-CARD_LIKE = ("card", "qr", "tap_to_pay", "mada")
+CARD_LIKE = ("card", "qr", "tap_to_pay", "mada", "troy", "meeza")
 LOCAL_FLOWS = ("knet", "benefit", "fawry", "stcpay") + methods_registry.BNPL_TYPES  # services.payments.local_methods (bnpl)
+LOCAL_FLOWS += ("sadad", "cliq", "aani")          # services.payments.bills_rtp
+WAITS_TO_EXPIRE = ("fawry", "sadad", "cliq", "aani")   # requires_action until expires_at, then failed: expired
+LOCAL_FLOWS += ("eg_wallet", "naps", "omannet")    # services.payments.regional_redirects
+WAITS_TO_EXPIRE += ("eg_wallet",)
 
 
 class _NotInstalled:
@@ -382,7 +386,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
             raise ValidationError("return_url is required: this card needs 3-D Secure", param="return_url",
                                   code="return_url_required")
     if installments.asks(count):
-        if method != "card":
+        if method not in ("card", "troy"):       # a Troy credit card pays in installments too
             raise ValidationError("installments are for card payments only", param="installments")
         await installments.check_requested(principal=principal, count=count, amount=amount, currency=currency)
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
@@ -605,7 +609,7 @@ async def _confirm(principal: Principal, intent_id: str, data: Any) -> PaymentIn
         pm = await resolve_payment_method(principal=principal, payment_method_id=pm_id)
         # The installment terms for this card (asked for now, or at create): kept on the intent.
         asked = count if count is not None else (intent.installments or {}).get("count")
-        if installments.asks(asked) and method != "card":      # the intent's method decides
+        if installments.asks(asked) and method not in ("card", "troy"):      # the intent's method decides
             raise ValidationError("installments are for card payments only", param="installments",
                                   code="payment_method_not_used")
         intent.installments = await installments.terms_for_card(
@@ -937,7 +941,7 @@ async def _expire_one(intent_id: str, now: datetime) -> bool:
     intent = await PaymentIntent.get_or_none(id=intent_id)
     if intent is None:
         return False
-    if intent.payment_method == "fawry" and intent.status == "requires_action":
+    if intent.payment_method in WAITS_TO_EXPIRE and intent.status == "requires_action":
         return await _local.expire_reference(intent.id, now)
     if intent.status == "requires_capture":         # BNPL: the authorization's rest is released
         return await _local.expire_authorization(intent.id, now)
@@ -1086,6 +1090,9 @@ async def qr_image(*, intent_id: str) -> bytes:
     """The QR code of a crypto deposit (payment URI) or of a QR payment (its checkout page).
     Public: the intent id (unguessable) is the capability, as for an <img> tag."""
     intent = await PaymentIntent.get_or_none(id=intent_id)
+    rtp = ((intent.next_action or {}).get("qr") or {}).get("payload") if intent is not None else None
+    if rtp is not None:                # a request to pay (CliQ, Aani): what the buyer's bank app scans
+        return crypto.qr_png(rtp)
     if intent is None or intent.payment_method not in ("crypto", "qr"):
         raise NotFound("No QR code for this id")
     if intent.payment_method == "crypto":

@@ -24,10 +24,11 @@ from models.core import Merchant
 from models.intents import PaymentIntent
 from services import scheduler
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, PermissionDenied, ValidationError
-from services.infra.clock import now_for
+from services.infra.clock import now_for, offset_of
 from services.infra.runtime import runtime
 from services.money import analytics
 from services.payments import bnpl, cards, expiry_due, intents, methods, pricing, routing
+from services.payments import regional_redirects as regional
 from services.principal import Principal
 from services.timestamps import iso
 from services.validation import Fields
@@ -36,6 +37,13 @@ REDIRECT = ("knet", "benefit")
 FAWRY_HOURS = 48                     # a reference's life by default; 1-168 on create
 OTP_ATTEMPTS = 3
 SANDBOX_OTP = "123456"
+# STC Pay's sandbox codes that fail the payment as the wallet would (the code is the buyer's answer).
+STCPAY_SANDBOX_FAILURES: dict[str, tuple[str, str]] = {
+    "111111": ("insufficient_funds", "The STC Pay wallet has insufficient funds"),
+    "222222": ("daily_limit_exceeded", "The STC Pay wallet's daily limit is reached"),
+    "333333": ("transaction_limit_exceeded", "The amount is above the STC Pay wallet's limit per payment"),
+    "444444": ("timeout", "STC Pay did not answer in time"),
+}
 SANDBOX_PIN = "1234"
 SANDBOX_APPROVED = "8888880000000001"
 SANDBOX_DECLINED = "8888880000000002"
@@ -51,6 +59,16 @@ _SA_MOBILE = re.compile(r"\+9665\d{8}")
 _CARD = re.compile(r"\d{16}")
 _PIN = re.compile(r"\d{4}")
 _OTP = re.compile(r"\d{4,8}")
+
+
+# Rails whose flows live in a module of their own (services.payments.bills_rtp: sadad, cliq,
+# aani), registered at start (`use_rail`) so that this module imports nothing of theirs.
+_RAILS: dict[str, Any] = {}
+
+
+def use_rail(types: tuple[str, ...], module: Any) -> None:
+    for t in types:
+        _RAILS[t] = module
 
 
 class Gone(DomainError):
@@ -90,17 +108,25 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
     m = methods.check_method_currency(method, currency)
     methods.check_method_amount(m, amount, currency)
     phone = f._get("phone", False) if f.has("phone") else None
-    hours = f.int("expires_in_hours", min=1, max=168)
+    hours = f.int("expires_in_hours", min=1, max=696 if method == "sadad" else 168)   # sadad: up to 29 days
     return_url = f.str("return_url", max_len=2000)
     if return_url is not None:
         intents._check_url(return_url, "return_url")
-    if phone is not None and method != "stcpay":
+    if phone is not None and method not in ("stcpay", "eg_wallet"):
         raise ValidationError("phone is for stcpay payments only", param="phone", code="payment_method_not_used")
-    if hours is not None and method != "fawry":
-        raise ValidationError("expires_in_hours is for fawry payments only", param="expires_in_hours",
+    if method in regional.TYPES:          # purchase only (capture_method manual: capture_not_supported)
+        regional.check_capture_method(f.str("capture_method", max_len=20), method)
+    if hours is not None and method not in ("fawry", "sadad"):
+        raise ValidationError("expires_in_hours is for fawry and sadad payments only", param="expires_in_hours",
                               code="payment_method_not_used")
     details = None
-    if m.flow == "bnpl":
+    rail = _RAILS.get(method)
+    if rail is not None:
+        details = rail.parse_create(f, method=method, hours=hours)
+    elif f.has("alias"):
+        raise ValidationError("alias is for cliq and aani payments only", param="alias",
+                              code="payment_method_not_used")
+    elif m.flow == "bnpl":
         details = bnpl.parse_create(f, method=method, currency=currency, amount=amount)
     elif method == "stcpay":
         if phone is None:
@@ -108,6 +134,8 @@ def parse_create(f: Fields, *, method: str, currency: str, amount: int) -> Creat
         details = {"phone": check_phone(phone)}
     elif method == "fawry":
         details = {"expires_in_hours": hours or FAWRY_HOURS}
+    elif method == "eg_wallet" and phone is not None:
+        details = {"phone": regional.check_eg_phone(phone)}
     return CreateExtras(details=details, return_url=return_url)
 
 
@@ -141,48 +169,52 @@ def object_fields(intent) -> dict[str, Any]:
     out: dict[str, Any] = {"type": method}
     if method in REDIRECT:
         out[method] = {k: d.get(k) for k in ("bank", "payment_id", "transaction_id", "reference_number", "result")}
+    elif method in regional.TYPES:
+        out[method] = regional.object_fields(method, d)
     elif method == "fawry":
         out["fawry"] = {"reference": d.get("reference"), "expires_at": d.get("expires_at"),
                         "paid_at": d.get("paid_at")}
+    elif method in _RAILS:
+        out[method] = _RAILS[method].object_fields(intent)
     elif method == "stcpay":
         out["stcpay"] = {"phone_hint": phone_hint(d["phone"]) if d.get("phone") else None,
                          "attempts_left": d.get("attempts_left")}
     return {"payment_method_details": out}
 
 
-# ---------------------------------------------------------------- mada on the card path
+# ---------------------------------------------------------------- mada, Troy, Meeza on the card path
 
 def card_routing(pm, currency: str, market: str) -> tuple[str, str]:
     """(payment method, country) the router sees for a card: a mada card paying SAR is a mada
-    payment in Saudi Arabia (mada acquirers only); any other card is a card of the merchant's market."""
-    if pm.brand == "mada" and currency == "SAR":
-        return "mada", "SA"
+    payment in Saudi Arabia (mada acquirers only), a Troy card paying TRY a troy payment in Turkey,
+    a Meeza card paying EGP a meeza payment in Egypt; any other card is a card of the merchant's market."""
+    method = methods.card_method(pm, currency)
+    if method != "card":
+        return method, cards.SCHEME_COUNTRY[method]
     return "card", market
 
 
 def needs_3ds(pm, currency: str) -> bool:
-    """mada payments always go through 3-D Secure on /v1 and the hosted checkout."""
-    return pm.brand == "mada" and currency == "SAR"
+    """mada, Troy and Meeza payments always go through 3-D Secure on /v1 and the hosted checkout."""
+    return methods.card_method(pm, currency) != "card"
 
 
 def check_card(intent, pm) -> None:
-    """A `mada` intent takes a mada card; a mada-only card (no co-badged network) pays SAR only."""
-    if intent.payment_method == "mada" and pm.brand != "mada":
-        raise ValidationError("payment_method_id must be a mada card for a mada payment: this card's BIN is not "
-                              "in the mada BIN table", param="payment_method_id")
-    if pm.brand == "mada" and intent.currency != "SAR" and len(pm.networks or ()) < 2:
-        raise ValidationError("this mada card has no international network: it pays in SAR only",
-                              param="payment_method_id")
+    """A `mada` (`troy`, `meeza`) intent takes a card of that scheme; a domestic-only scheme card
+    (mada-only, Troy Yerel, Meeza) pays its scheme's currency only."""
+    methods.check_scheme_card(intent.payment_method, pm.brand, pm.networks, intent.currency, "payment_method_id",
+                              scheme_code=False)
 
 
 def card_changes(intent, pm, market: str) -> dict[str, Any]:
     """What a confirmed card adds to the intent: its brand, last4 and networks, and for a mada
-    payment mada's fee (shown upfront as a card's; a mada card is charged mada's)."""
+    (troy, meeza) payment the scheme's fee (shown upfront as a card's; a scheme card is charged its own)."""
     changes: dict[str, Any] = {"method_details": {"card": {"brand": pm.brand, "last4": pm.last4,
                                                            "networks": cards.card_networks(pm.brand,
                                                                                            pm.networks)}}}
-    if card_routing(pm, intent.currency, market)[0] == "mada":
-        fee = pricing.compute_fee(amount=intent.amount, currency=intent.currency, method="mada",
+    scheme = card_routing(pm, intent.currency, market)[0]
+    if scheme != "card":       # mada, troy, meeza: the scheme's own fee
+        fee = pricing.compute_fee(amount=intent.amount, currency=intent.currency, method=scheme,
                                   home_currency=pricing.MARKET_CURRENCY[market])
         changes.update(fee_amount=fee.amount, fee_rate=f"{fee.rate:f}", fee_processing=fee.processing,
                        fee_conversion=fee.currency_conversion, fee_network=fee.network,
@@ -216,12 +248,16 @@ async def confirm(principal: Principal, intent: PaymentIntent, *, return_url: st
         return await _verify_otp(intent, otp, now)
     if otp is not None:
         raise ValidationError("otp is for an stcpay payment waiting for its one-time code", param="otp")
-    if phone is not None and method != "stcpay":
+    if phone is not None and method not in ("stcpay", "eg_wallet"):
         raise ValidationError("phone is for stcpay payments only", param="phone", code="payment_method_not_used")
     if intent.status not in intents.CONFIRMABLE:
         raise InvalidState(f"A payment intent with status {intent.status} cannot be confirmed")
+    if method in _RAILS:
+        return await _RAILS[method].confirm(principal, intent, return_url)
     if method in REDIRECT:
         return await _start_redirect(intent, return_url)
+    if method in regional.TYPES:
+        return await _start_regional(principal, intent, return_url, phone)
     if method == "fawry":
         return await _issue_reference(principal, intent, return_url)
     return await _send_otp(intent, phone, return_url)
@@ -261,7 +297,8 @@ def page_url(intent_id: str, method: str) -> str:
     return f"{runtime().config.pay_url.rstrip('/')}/{intent_id}/{method}?{urlencode({'token': token})}"
 
 
-async def _start_redirect(intent: PaymentIntent, return_url: str | None) -> PaymentIntent:
+async def _start_redirect(intent: PaymentIntent, return_url: str | None, details: dict | None = None,
+                          expires_at: datetime | None = None) -> PaymentIntent:
     return_url = return_url or intent.return_url
     if return_url is None:
         raise ValidationError(f"return_url is required: {intent.payment_method} sends the buyer back to it",
@@ -271,8 +308,27 @@ async def _start_redirect(intent: PaymentIntent, return_url: str | None) -> Paym
     return await intents._transition(intent, {
         "status": "requires_action", "return_url": return_url, "provider": provider,
         "failure_code": None, "failure_message": None,
-        "method_details": {"routing_reason": reason},
-        "next_action": {"type": "redirect", "url": url, "return_url": return_url}})
+        "method_details": {**(details or {}), "routing_reason": reason},
+        "next_action": {"type": "redirect", "url": url, "return_url": return_url},
+        **({"expires_at": expires_at} if expires_at is not None else {})})
+
+
+async def _start_regional(principal: Principal, intent: PaymentIntent, return_url: str | None,
+                          phone: Any) -> PaymentIntent:
+    """NAPS, OmanNet, an Egyptian wallet (services.payments.regional_redirects): the redirect as
+    KNET's; a wallet request needs the phone (on create or here) and lives 3 hours from now."""
+    method = intent.payment_method
+    details = regional.start_details(method)
+    if method != "eg_wallet":
+        return await _start_redirect(intent, return_url, details)
+    wallet = regional.check_eg_phone(phone) if phone is not None else (intent.method_details or {}).get("phone")
+    if not wallet:
+        raise ValidationError("phone is required for eg_wallet payments: the buyer's wallet mobile number",
+                              param="phone")
+    if not (return_url or intent.return_url):       # return_url_required before anything is kept
+        return await _start_redirect(intent, return_url)
+    expires = await now_for(principal) + timedelta(hours=regional.EG_WALLET_HOURS)
+    return await _start_redirect(intent, return_url, {**details, "phone": wallet}, expires)
 
 
 async def redirect_page(*, intent_id: str, method: str, token: str | None) -> PaymentIntent:
@@ -309,6 +365,12 @@ def _digits(seed: str, n: int) -> str:
     return str(int(hashlib.sha256(seed.encode()).hexdigest(), 16))[:n]
 
 
+def _return_to(intent: PaymentIntent) -> str:
+    """The merchant's return_url with the intent's id and status (where a scheme page sends the buyer)."""
+    sep = "&" if "?" in (intent.return_url or "") else "?"
+    return f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': intent.status})}"
+
+
 async def complete_redirect(*, intent_id: str, method: str, token: str | None, action: str | None,
                             bank: str | None = None, card_number: str | None = None,
                             pin: str | None = None) -> RedirectResult:
@@ -342,9 +404,43 @@ async def complete_redirect(*, intent_id: str, method: str, token: str | None, a
         message = "The payment was canceled on the payment page" if result == "CANCELED" else \
             f"{methods.get(method).names['en']} did not capture the payment"
         intent = await _fail(intent, now, result, message, details)
-    sep = "&" if "?" in (intent.return_url or "") else "?"
-    url = f"{intent.return_url}{sep}{urlencode({'payment_intent': intent.id, 'redirect_status': intent.status})}"
-    return RedirectResult(intent=intent, redirect_url=url)
+    return RedirectResult(intent=intent, redirect_url=_return_to(intent))
+
+
+async def complete_regional(*, intent_id: str, method: str, token: str | None,
+                            form: dict[str, str]) -> RedirectResult:
+    """The buyer's answer on a NAPS, OmanNet or wallet page (services.payments.regional_redirects
+    reads it): succeeded or failed with the scheme's references and back to return_url; OmanNet's
+    card step leads to its code step (the page again); a wrong wallet PIN or code is a 400 naming
+    it, with the attempts left kept."""
+    intent = await redirect_page(intent_id=intent_id, method=method, token=token)
+    now = runtime().clock.now()
+    if not intent.livemode:               # the merchant's test clock (the wallet request's 3 hours)
+        now += await offset_of(intent.merchant_id)
+    if await intents._expire_if_due(intent, now):
+        raise Gone("This payment expired")
+    details = dict(intent.method_details or {})
+    ans = regional.answer(method, details, form, now)
+    details = {k: v for k, v in {**details, **ans.details}.items() if v is not None}
+    if ans.outcome == "again":
+        await intents._transition(intent, {"method_details": details})
+        raise ValidationError(ans.message, param=ans.param, code="invalid_otp")
+    if ans.outcome == "next":
+        await intents._transition(intent, {"method_details": details})
+        return RedirectResult(intent=intent, redirect_url=page_url(intent.id, method))
+    seed = f"{intent.id}:{intent.version}"
+    details.update(payment_id=_digits("pid" + seed, 18), transaction_id=_digits("tid" + seed, 15),
+                   reference_number=_digits("ref" + seed, 12), result=ans.result)
+    if ans.outcome == "approved":
+        intent = await _succeed(intent, now, details, details["transaction_id"])
+    elif ans.result == "otp_attempts_exceeded":
+        details["result"] = "NOT CAPTURED"
+        intent = await _fail(intent, now, "otp_attempts_exceeded", "Three wrong wallet PINs or SMS codes", details)
+    else:
+        message = "The payment was canceled on the payment page" if ans.result == "CANCELED" else \
+            f"{methods.get(method).names['en']} did not capture the payment"
+        intent = await _fail(intent, now, ans.result, message, details)
+    return RedirectResult(intent=intent, redirect_url=_return_to(intent))
 
 
 # ---------------------------------------------------------------- Fawry
@@ -399,11 +495,15 @@ async def fawry_pay(*, principal: Principal, data: Any) -> PaymentIntent:
 async def expire_reference(intent_id: str, when: datetime) -> bool:
     """A Fawry reference not paid by its expires_at: the intent fails with `expired`."""
     intent = await PaymentIntent.get_or_none(id=intent_id)
-    if intent is None or intent.payment_method != "fawry" or intent.status != "requires_action" \
-            or when < intent.expires_at:
+    if intent is not None and intent.payment_method in _RAILS:      # a SADAD bill, a request to pay
+        return await _RAILS[intent.payment_method].expire(intent_id, when)
+    if intent is None or intent.payment_method not in ("fawry", "eg_wallet") \
+            or intent.status != "requires_action" or when < intent.expires_at:
         return False
+    message = "The Fawry reference was not paid before it expired" if intent.payment_method == "fawry" else \
+        "The wallet payment request was not paid within 3 hours"
     try:
-        await _fail(intent, when, "expired", "The Fawry reference was not paid before it expired")
+        await _fail(intent, when, "expired", message)
     except DomainError:
         return False
     return True
@@ -439,9 +539,13 @@ async def cancel_authorized(principal: Principal, intent: PaymentIntent, reason:
     return await bnpl.cancel(principal, intent, reason)
 
 
-def check_refundable(intent) -> None:
+def check_refundable(intent, amount: int | None = None) -> None:
     """A Fawry payment was cash at an outlet: Fawry cannot pay it back (the merchant refunds
-    the buyer directly). Every other method refunds as cards do."""
+    the buyer directly); OmanNet refunds the whole payment only (`amount`: the refund's, None
+    for the rest). Every other method refunds as cards do."""
+    regional.check_refund(intent, amount)
+    if intent.payment_method in _RAILS:
+        _RAILS[intent.payment_method].check_refundable(intent)
     if intent.payment_method == "fawry":
         raise ValidationError("A Fawry reference payment cannot be refunded through Fawry: refund the buyer "
                               "directly", code="refund_not_supported", param="id")
@@ -478,6 +582,13 @@ async def _verify_otp(intent: PaymentIntent, otp: str | None, now: datetime) -> 
     if hmac.compare_digest(otp, SANDBOX_OTP):
         details.pop("attempts_left", None)
         return await _succeed(intent, now, details, "stcpay_" + _digits("stc" + intent.id, 12))
+    failure = STCPAY_SANDBOX_FAILURES.get(otp)
+    if failure is not None:          # the wallet refuses the payment: failed, answered 402 with the code
+        details.pop("attempts_left", None)
+        code, message = failure
+        intent = await _fail(intent, now, code, message, details)
+        raise PaymentDeclined(f"Payment declined: {code} ({message}; payment intent {intent.id} is failed: "
+                              "confirm it again for a new code)", decline_code=code, param="otp")
     left = int(details.get("attempts_left", OTP_ATTEMPTS)) - 1
     details["attempts_left"] = left
     if left > 0:

@@ -35,7 +35,7 @@ class MethodFee:
 @dataclass(frozen=True)
 class Method:
     type: str
-    flow: str                          # card | card_present | redirect | reference | otp | crypto | cod | qr | wallet | bnpl
+    flow: str                          # card | card_present | redirect | reference | otp | request_to_pay | crypto | cod | qr | wallet | bnpl
     currencies: tuple[str, ...]
     names: dict[str, str]              # ar, en, tr
     fee: MethodFee
@@ -60,7 +60,7 @@ class Method:
     @property
     def needs_buyer(self) -> bool:
         """The buyer has a step of their own (a bank page, a kiosk, a one-time code)."""
-        return self.flow in ("redirect", "reference", "otp", "bnpl")
+        return self.flow in ("redirect", "reference", "otp", "bnpl", "request_to_pay")
 
 
 _ALL = CURRENCIES
@@ -85,6 +85,20 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            MethodFee(80, {}, {"SAR": 20_000}), country="SA", api=True, checkout=True,
            sandbox={"cards": {"approved": "5888450000000003", "approved_co_badged_visa": "4464040000000007",
                               "insufficient_funds": "9682010000000005"}}),
+    # Troy (Turkey's scheme): a Troy card paying TRY (Troy acquirers, Troy's fee, always 3-D Secure).
+    # Which numbers are Troy: the Turkish BIN table (services.payments.card_bins).
+    Method("troy", "card", ("TRY",), {"ar": "تروي", "en": "Troy", "tr": "Troy"},
+           MethodFee(190, {"TRY": 25}), country="TR", api=True, checkout=True,
+           sandbox={"cards": {"approved_credit_axess": "9792072000017956",
+                              "approved_credit_cardfinans": "9792030000000000",
+                              "approved_debit": "9792020000000001", "approved_prepaid": "9792395412651264",
+                              "approved_global_credit_world": "6501700194147183",
+                              "approved_global_debit": "6500528865390837"}}),
+    # Meeza (Egypt's scheme): EGP only, purchase only (no separate capture), always 3-D Secure.
+    Method("meeza", "card", ("EGP",), {"ar": "ميزة", "en": "Meeza", "tr": "Meeza"},
+           MethodFee(150, {"EGP": 100}), country="EG", api=True, checkout=True,
+           sandbox={"cards": {"approved": "5078036246600381", "approved_2": "5078086700053445",
+                              "insufficient_funds": "5078036231985581", "expired_card": "5078036242783546"}}),
     Method("knet", "redirect", ("KWD",), {"ar": "كي نت", "en": "KNET", "tr": "KNET"},
            MethodFee(100, {"KWD": 100}, {"KWD": 2_000}), limits={"KWD": AmountLimit(100, 3_000_000)},
            country="KW", checkout=True, checkout_first=("KWD",),
@@ -96,10 +110,45 @@ DEFAULT_METHODS: tuple[Method, ...] = (
            MethodFee(200, {"EGP": 250}, {"EGP": 3_000}), limits={"EGP": AmountLimit(500, 5_000_000)},
            country="EG", checkout=True, checkout_first=("EGP",),
            sandbox={"pay": "POST /api/test-helpers/fawry/pay {\"reference\"}", "expires_in_hours": 48}),
+    # Regional redirects (services.payments.regional_redirects): the scheme's page, then return_url.
+    Method("eg_wallet", "redirect", ("EGP",), {"ar": "محفظة الهاتف المحمول", "en": "Mobile wallet",
+                                               "tr": "Mobil cüzdan"},
+           MethodFee(150, {"EGP": 100}, {"EGP": 2_500}), limits={"EGP": AmountLimit(100, 6_000_000)},
+           country="EG", checkout=True, checkout_first=("EGP",),
+           sandbox={"phone": "01010101010", "pin": "123456", "otp": "123456", "attempts": 3,
+                    "expires_in_hours": 3}),
+    Method("naps", "redirect", ("QAR",), {"ar": "نابس (كيو باي)", "en": "NAPS (QPay)", "tr": "NAPS (QPay)"},
+           MethodFee(100, {"QAR": 100}, {"QAR": 2_000}), limits={"QAR": AmountLimit(100, 5_000_000)},
+           country="QA", checkout=True, checkout_first=("QAR",),
+           sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "pin": "1234"}),
+    Method("omannet", "redirect", ("OMR",), {"ar": "عمان نت", "en": "OmanNet", "tr": "OmanNet"},
+           MethodFee(100, {"OMR": 100}, {"OMR": 2_000}), limits={"OMR": AmountLimit(100, 5_000_000)},
+           country="OM", checkout=True, checkout_first=("OMR",),
+           sandbox={"cards": {"approved": "8888880000000001", "declined": "8888880000000002"}, "otp": "123456"}),
     Method("stcpay", "otp", ("SAR",), {"ar": "STC Pay", "en": "STC Pay", "tr": "STC Pay"},
            MethodFee(150, {}, {"SAR": 10_000}), limits={"SAR": AmountLimit(100, 2_000_000)},
            country="SA", checkout=True,
-           sandbox={"phone": "+966512345678", "otp": "123456", "attempts": 3}),
+           sandbox={"phone": "+966512345678", "otp": "123456", "attempts": 3,
+                    "failing_otps": {"111111": "insufficient_funds", "222222": "daily_limit_exceeded",
+                                     "333333": "transaction_limit_exceeded", "444444": "timeout"}}),
+    # SADAD bills and request to pay (services.payments.bills_rtp): the buyer pays in their bank.
+    Method("sadad", "reference", ("SAR",), {"ar": "سداد", "en": "SADAD", "tr": "SADAD"},
+           MethodFee(100, {"SAR": 100}, {"SAR": 1_500}), limits={"SAR": AmountLimit(1_000, 5_000_000)},
+           country="SA", checkout=True,
+           sandbox={"biller_code": "001", "expires_in_hours": 72, "never_pays": {"amount": 50_000},
+                    "pay": "POST /api/test-helpers/sadad/pay {\"reference\"}"}),
+    Method("cliq", "request_to_pay", ("JOD",), {"ar": "كليك", "en": "CliQ", "tr": "CliQ"},
+           MethodFee(50, {"JOD": 100}, {"JOD": 1_000}), limits={"JOD": AmountLimit(100, 5_000_000)},
+           country="JO", checkout=True,
+           sandbox={"aliases": {"nickname": "QAFILA1", "mobile": "0791234567"}, "expires_in_minutes": 60,
+                    "approve": "POST /api/test-helpers/request-to-pay/approve {\"payment_intent\"}",
+                    "reject": "POST /api/test-helpers/request-to-pay/reject {\"payment_intent\"}"}),
+    Method("aani", "request_to_pay", ("AED",), {"ar": "آني", "en": "Aani", "tr": "Aani"},
+           MethodFee(50, {"AED": 50}, {"AED": 1_000}), limits={"AED": AmountLimit(100, 5_000_000)},
+           country="AE", checkout=True,
+           sandbox={"aliases": {"mobile": "0501234567"}, "expires_in_minutes": 5,
+                    "approve": "POST /api/test-helpers/request-to-pay/approve {\"payment_intent\"}",
+                    "reject": "POST /api/test-helpers/request-to-pay/reject {\"payment_intent\"}"}),
     # Wallets (services.payments.wallets): a token Qafila verifies and decrypts, charged as the card
     # inside it (a mada device number: mada's routing and fee). Every currency but IQD.
     Method("apple_pay", "wallet", _WALLET_CURRENCIES, {"ar": "Apple Pay", "en": "Apple Pay", "tr": "Apple Pay"},
@@ -133,7 +182,9 @@ DEFAULT_METHODS: tuple[Method, ...] = (
 
 METHODS: dict[str, Method] = {m.type: m for m in DEFAULT_METHODS}
 TYPES: tuple[str, ...] = tuple(METHODS)
-LOCAL_TYPES: tuple[str, ...] = ("mada", "knet", "benefit", "fawry", "stcpay")
+LOCAL_TYPES: tuple[str, ...] = ("mada", "troy", "meeza", "knet", "benefit", "fawry", "stcpay")
+LOCAL_TYPES += ("sadad", "cliq", "aani")          # services.payments.bills_rtp
+LOCAL_TYPES += ("eg_wallet", "naps", "omannet")   # services.payments.regional_redirects
 BNPL_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.flow == "bnpl")
 # /v1 intents take every type; /api payments the types without a buyer step.
 API_TYPES: tuple[str, ...] = tuple(t for t, m in METHODS.items() if m.api)
@@ -273,16 +324,38 @@ def check_api_type(value: Any, card_is_mada: bool | None = None, param: str = "p
     return value
 
 
+# The national card schemes: a card of the scheme paying the scheme's currency is a payment of
+# that method (its acquirers, its fee, analytics), else a card payment (its international network).
+SCHEME_CURRENCY: dict[str, str] = {"mada": "SAR", "troy": "TRY", "meeza": "EGP"}
+# Schemes that take no separate capture (an authorization is the purchase).
+PURCHASE_ONLY: tuple[str, ...] = ("meeza",)
+
+
 def card_method(card, currency: str) -> str:
-    """The method a card pays with: a mada card paying SAR is a mada payment; else a card."""
-    return "mada" if card.brand == "mada" and currency == "SAR" else "card"
+    """The method a card pays with: a mada card paying SAR is a mada payment, a Troy card paying
+    TRY a troy payment, a Meeza card paying EGP a meeza payment; else a card."""
+    brand = getattr(card, "brand", None)
+    return brand if brand in SCHEME_CURRENCY and SCHEME_CURRENCY[brand] == currency else "card"
+
+
+def check_scheme_card(kind: str, brand: str | None, networks, currency: str, param: str,
+                      scheme_code: bool = True) -> None:
+    """`mada`, `troy`, `meeza` need a card of that scheme; a scheme card without an international
+    network (mada-only, Troy Yerel, Meeza) pays its scheme's currency only. `param` names the card;
+    `scheme_code` False: the wrong card is a plain invalid_request (the `/v1` confirm's answer)."""
+    if kind in SCHEME_CURRENCY and brand != kind:
+        table = "the Turkish BIN table" if kind == "troy" else f"the {METHODS[kind].names['en']} BIN table"
+        raise ValidationError(f"{kind} takes a {METHODS[kind].names['en']} card: this card's BIN is not in {table}",
+                              param=param, code=f"not_a_{kind}_card" if scheme_code else "invalid_request")
+    if brand in SCHEME_CURRENCY and currency != SCHEME_CURRENCY[brand] and len(networks or ()) < 2:
+        what = {"mada": "this mada card has no international network",
+                "troy": "this Troy Yerel card (9792...) has no international network",
+                "meeza": "a Meeza card is domestic"}[brand]
+        raise ValidationError(f"{what}: it pays in {SCHEME_CURRENCY[brand]} only", param=param,
+                              code="card_currency_not_supported")
 
 
 def check_mada_card(kind: str, card, currency: str, param: str) -> None:
-    """`mada` needs a mada card; a mada card without an international network pays SAR only."""
-    if kind == "mada" and card.brand != "mada":
-        raise ValidationError("mada takes a mada card: this card's BIN is not in the mada BIN table",
-                              param=f"{param}.number", code="not_a_mada_card")
-    if card.brand == "mada" and currency != "SAR" and len(card.networks) < 2:
-        raise ValidationError("this mada card has no international network: it pays in SAR only",
-                              param=f"{param}.number", code="card_currency_not_supported")
+    """`/api`'s check of the card against `payment_method.type` (mada, troy, meeza: a card of the
+    scheme; a domestic-only card its scheme's currency only)."""
+    check_scheme_card(kind, card.brand, card.networks, currency, f"{param}.number")

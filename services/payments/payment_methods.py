@@ -29,8 +29,15 @@ TEST_METHODS: dict[str, str] = {
     "pm_card_tr_maximum": "4183420000000001",
     "pm_card_tr_axess": "4355080000000005",
     "pm_card_tr_debit": "9792000000000003",
+    # Troy (Yerel 9792..., Global 65...) and Meeza (Egypt) sandbox cards.
+    "pm_card_troy": cards.TEST_CARDS["troy_axess"],
+    "pm_card_troy_debit": cards.TEST_CARDS["troy_debit"],
+    "pm_card_troy_global": cards.TEST_CARDS["troy_global_world"],
+    "pm_card_meeza": cards.TEST_CARDS["meeza"],
+    "pm_card_meeza_insufficientFunds": cards.TEST_CARDS["meeza_insufficient_funds"],
+    "pm_card_meeza_expiredCard": cards.TEST_CARDS["meeza_expired_card"],
 }
-TYPES = ("card", "card_present", "mada")
+TYPES = ("card", "card_present", "mada", "troy", "meeza")
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,7 @@ class MethodView:
         # The number is not kept: the sandbox providers act on the behaviour decided at
         # tokenization; a real deployment passes its vault token here instead.
         return cards.Card(brand=self.brand, last4=self.last4, exp_month=self.exp_month, exp_year=self.exp_year,
-                          fingerprint=self.fingerprint, country="SA" if self.brand == "mada" else None,
+                          fingerprint=self.fingerprint, country=cards.SCHEME_COUNTRY.get(self.brand),
                           behaviour=self.behaviour, number="", networks=self.networks)
 
 
@@ -87,10 +94,11 @@ async def create_payment_method(*, principal: Principal, data: dict) -> MethodVi
     card_data = f.obj("card", required=True)
     f.reject_unknown()
     card = cards.parse_card(card_data, param="card")
-    if kind == "mada" and not card.is_mada:
-        raise ValidationError("type mada takes a mada card: this card's BIN is not in the mada BIN table",
-                              param="card.number", code="not_a_mada_card")
-    kind = "card" if kind == "mada" else kind       # a mada card is a card whose brand is mada
+    if kind in cards.SCHEME_COUNTRY and card.brand != kind:
+        table = "the Turkish BIN table" if kind == "troy" else f"the {kind} BIN table"
+        raise ValidationError(f"type {kind} takes a {kind} card: this card's BIN is not in {table}",
+                              param="card.number", code=f"not_a_{kind}_card")
+    kind = "card" if kind in cards.SCHEME_COUNTRY else kind       # a mada (troy, meeza) card is a card of that brand
     behaviour = card.behaviour if not principal.livemode else cards.APPROVE
     pm = await PaymentMethod.create(
         id=new_id("pm"), merchant_id=principal.merchant_id, livemode=principal.livemode, type=kind,

@@ -89,6 +89,8 @@ def parse_create(data: dict) -> CreateRequest:
         card = None
     else:
         card = cards.parse_card(pm.obj("card", required=True))
+        if kind in methods.SCHEME_CURRENCY:       # mada, troy, meeza: a payment in the scheme's currency
+            methods.check_method_currency(kind, currency, "payment_method.type")
         methods.check_mada_card(kind, card, currency, "payment_method.card")
     billing_country = pm.str("billing_country", pattern=_COUNTRY)
     pm.reject_unknown()
@@ -111,6 +113,11 @@ def parse_create(data: dict) -> CreateRequest:
     if capture is not None and method is not None and capture != (method == "automatic"):
         raise ValidationError("capture and capture_method disagree", param="capture_method")
     do_capture = capture if capture is not None else method != "manual"
+    if card is not None and card.brand in methods.PURCHASE_ONLY and not do_capture:
+        asked = "capture: false" if capture is False else 'capture_method: "manual"'
+        raise ValidationError(f"{asked}: a {methods.get(card.brand).names['en']} card pays a purchase only (no "
+                              "separate capture): leave capture out", code="capture_not_supported",
+                              param="capture" if capture is False else "capture_method")
     if installments.asks(count) and not do_capture:
         raise ValidationError("a payment in installments is captured at once: capture: false is not possible",
                               param="capture" if capture is not None else "capture_method")
@@ -155,10 +162,11 @@ def _fingerprint_params(data: dict) -> dict:
 
 
 def fee_of(provider, p: Payment, amount: int) -> int:
-    """The fee of a captured amount: the provider's for a card, mada's own (lower, capped) for a
-    mada card paying SAR (services.payments.methods)."""
-    if p.card_brand == "mada" and p.currency == "SAR":      # a mada card, or a wallet's mada device number
-        return pricing.compute_fee(amount=amount, currency=p.currency, method="mada").amount
+    """The fee of a captured amount: the provider's for a card, the scheme's own for a mada card
+    paying SAR (lower, capped), a Troy card paying TRY, a Meeza card paying EGP (services.payments.methods)."""
+    scheme = methods.SCHEME_CURRENCY.get(p.card_brand or "")
+    if scheme is not None and scheme == p.currency:      # a scheme card, or a wallet's mada device number
+        return pricing.compute_fee(amount=amount, currency=p.currency, method=p.card_brand).amount
     return provider.fee(amount, p.currency)
 
 
@@ -191,7 +199,7 @@ async def _create_with_wallet(principal: Principal, req: CreateRequest, client_a
                                          currency=req.currency, param=param)
         wallets.check_card_currency(wc, req.currency, param=f"{param}.token")
         if wc.needs_challenge_check and (wc.card.behaviour == cards.REQUIRES_3DS or
-                                         methods.card_method(wc.card, req.currency) == "mada"):
+                                         methods.card_method(wc.card, req.currency) != "card"):
             raise ValidationError(f"this {kind} token (PAN_ONLY) needs 3-D Secure, and /api/payments/create has "
                                   "no buyer step: create a payment intent with POST /v1/payments/intent and "
                                   "confirm it with the token instead", param=f"{param}.token",
@@ -338,7 +346,8 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
     p = rows_.new(Payment, id=pay_id, merchant_id=principal.merchant_id, livemode=principal.livemode, amount=req.amount,
                 currency=req.currency, capture_method="automatic" if req.capture else "manual",
                 risk_score=assessment.score, risk_signals=assessment.signals,
-                payment_method_type=req.wallet.wallet if req.wallet else "mada" if card.brand == "mada" else "card",
+                payment_method_type=req.wallet.wallet if req.wallet else "mada" if card.brand == "mada"
+                else methods.card_method(card, req.currency),
                 card_networks=cards.card_networks(card.brand, card.networks) or None,
                 wallet=req.wallet.details() if req.wallet else None,
                 card_brand=card.brand, card_last4=card.last4, card_exp_month=card.exp_month,
@@ -358,9 +367,10 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
                               "alternatives_considered": [], "attempts": [],
                               "latency_ms": int((time.perf_counter() - started) * 1000)}
     else:
-        method = methods.card_method(card, req.currency)       # mada: mada acquirers only
+        method = methods.card_method(card, req.currency)       # mada (troy, meeza): the scheme's acquirers only
         facts = routing.Facts(amount=req.amount, currency=req.currency,
-                              country="SA" if method == "mada" else req.billing_country or card.country,
+                              country=cards.SCHEME_COUNTRY[method] if method != "card"
+                              else req.billing_country or card.country,
                               card_brand=card.brand, payment_method=method,
                               installments=terms["count"] if terms else 1)
         decision = routing.decide(facts=facts, choice=req.choice, rules=rules)

@@ -10,7 +10,8 @@
  * it is done. No dependency; served by the service itself.
  *
  * Local methods (no card): confirmPayment(clientSecret, {phone?, return_url?, redirect?})
- *   redirect (KNET, BenefitPay): the browser goes to the scheme's page (unless redirect: false) and
+ *   redirect (KNET, BenefitPay, NAPS, OmanNet, eg_wallet with phone): the browser goes to the scheme's
+ *     page (unless redirect: false) and
  *     comes back to return_url (default: the hosted result page); result.nextAction has the url.
  *   display_reference (Fawry): result.nextAction = {type, reference, expires_at}.
  *   otp (STC Pay): result.nextAction = {type, phone_hint}; then confirmOtp(clientSecret, code)

@@ -6,4 +6,5 @@ from services.money.currencies import CURRENCIES
 from services.payments.providers.base import SandboxProvider
 
 PROVIDER = SandboxProvider(name="atlas", currencies=frozenset(CURRENCIES), countries=None,
-                           fee_rate=Decimal("0.0290"), fee_fixed={}, latency_ms=320, prior_approval=0.88)
+                           fee_rate=Decimal("0.0290"), fee_fixed={}, latency_ms=320, prior_approval=0.88,
+                           methods=frozenset({"card", "cliq"}))     # a CliQ participant (JOD)

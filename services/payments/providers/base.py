@@ -120,6 +120,9 @@ class SandboxProvider(Provider):
         if b == cards.INSUFFICIENT_FUNDS:
             return ProviderResult("declined", decline_code="insufficient_funds",
                                   message="The card has insufficient funds", latency_ms=lat)
+        if b == cards.EXPIRED_CARD:
+            return ProviderResult("declined", decline_code="expired_card", message="The card has expired",
+                                  latency_ms=lat)
         if b == cards.PROCESSING_ERROR_ONCE and req.attempt == 1:
             return ProviderResult("error", decline_code="processing_error",
                                   message=f"{self.name} could not process the card", latency_ms=lat * 3)
