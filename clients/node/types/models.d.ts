@@ -185,9 +185,11 @@ export interface InstallmentOption {
 
 export interface InstallmentOptions {
   object: "installment_options";
+  brand: string | null;
+  networks: Array<string>;
   bank: string | null;
-  program: "axess" | "bonus" | "maximum" | "world" | null;
-  card_type: "credit" | "debit" | null;
+  program: "axess" | "bonus" | "cardfinans" | "maximum" | "world" | null;
+  card_type: "credit" | "debit" | "prepaid" | null;
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   options: Array<InstallmentOption>;
@@ -200,7 +202,7 @@ export interface InstallmentOptionsParams {
 }
 
 export interface InstallmentPlan {
-  program: "axess" | "bonus" | "maximum" | "world";
+  program: "axess" | "bonus" | "cardfinans" | "maximum" | "world";
   paid_by: "customer" | "merchant";
   options: Array<InstallmentPlanOption>;
 }
@@ -216,7 +218,7 @@ export interface InstallmentPlanOptionParams {
 }
 
 export interface InstallmentPlanParams {
-  program: "axess" | "bonus" | "maximum" | "world";
+  program: "axess" | "bonus" | "cardfinans" | "maximum" | "world";
   paid_by?: "customer" | "merchant" | null;
   options: Array<InstallmentPlanOptionParams>;
 }
@@ -460,13 +462,21 @@ export interface MethodLimits {
 }
 
 export interface NextAction {
-  type: "display_reference" | "otp" | "redirect" | "redirect_to_url";
+  type: "display_reference" | "otp" | "redirect" | "redirect_to_url" | "request_to_pay";
   redirect_to_url?: RedirectToUrl;
   url?: string;
   return_url?: string;
   reference?: string;
   expires_at?: string;
   phone_hint?: string;
+  biller_code?: string;
+  alias_hint?: string | null;
+  qr?: NextActionQr;
+}
+
+export interface NextActionQr {
+  payload: string;
+  image_url: string;
 }
 
 export interface Payment {
@@ -587,7 +597,7 @@ export interface PaymentIntent {
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   amount_received: number;
   amount_refunded: number;
-  payment_method: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "aani" | "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cliq" | "cod" | "crypto" | "eg_wallet" | "fawry" | "google_pay" | "knet" | "mada" | "meeza" | "naps" | "omannet" | "qr" | "sadad" | "stcpay" | "tap_to_pay" | "troy";
   payment_method_id: string | null;
   checkout_url: string;
   client_secret: string;
@@ -661,7 +671,7 @@ export interface PaymentIntentConfirmParamsGooglePay {
 export interface PaymentIntentCreateParams {
   amount: number;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
-  payment_method: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method: "aani" | "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cliq" | "cod" | "crypto" | "eg_wallet" | "fawry" | "google_pay" | "knet" | "mada" | "meeza" | "naps" | "omannet" | "qr" | "sadad" | "stcpay" | "tap_to_pay" | "troy";
   crypto_asset?: "BTC" | "ETH" | "USDT" | null;
   crypto_network?: "bep20" | "bitcoin" | "erc20" | "ethereum" | "trc20" | null;
   merchant_id?: string | null;
@@ -675,6 +685,7 @@ export interface PaymentIntentCreateParams {
   locale?: "ar" | "en" | "tr" | null;
   phone?: string | null;
   expires_in_hours?: number | null;
+  alias?: string | null;
   return_url?: string | null;
   idempotency_key?: string | null;
   installments?: number | null;
@@ -725,7 +736,7 @@ export interface PaymentIntentListParams {
   starting_after?: string;
   status?: "canceled" | "failed" | "processing" | "refunded" | "requires_action" | "requires_capture" | "requires_confirmation" | "requires_payment_method" | "succeeded";
   currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
-  payment_method?: "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
+  payment_method?: "aani" | "apple_pay" | "bank_transfer" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cliq" | "cod" | "crypto" | "eg_wallet" | "fawry" | "google_pay" | "knet" | "mada" | "meeza" | "naps" | "omannet" | "qr" | "sadad" | "stcpay" | "tap_to_pay" | "troy";
   'created[gte]'?: string;
   'created[lte]'?: string;
 }
@@ -814,7 +825,7 @@ export interface PaymentMethodDetailsWallet {
 }
 
 export interface PaymentMethodParams {
-  type?: "apple_pay" | "card" | "google_pay" | "mada" | null;
+  type?: "apple_pay" | "card" | "google_pay" | "mada" | "meeza" | "troy" | null;
   card?: CardParams | null;
   billing_country?: string | null;
   apple_pay?: PaymentMethodParamsApplePay | null;
@@ -831,8 +842,8 @@ export interface PaymentMethodParamsGooglePay {
 
 export interface PaymentMethodType {
   object: "payment_method_type";
-  type: "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cod" | "crypto" | "fawry" | "google_pay" | "knet" | "mada" | "qr" | "stcpay" | "tap_to_pay";
-  flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "wallet";
+  type: "aani" | "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cliq" | "cod" | "crypto" | "eg_wallet" | "fawry" | "google_pay" | "knet" | "mada" | "meeza" | "naps" | "omannet" | "qr" | "sadad" | "stcpay" | "tap_to_pay" | "troy";
+  flow: "bnpl" | "card" | "card_present" | "cod" | "crypto" | "otp" | "qr" | "redirect" | "reference" | "request_to_pay" | "wallet";
   display_name: DisplayName;
   currency: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
   fee: MethodFee;

@@ -14,6 +14,10 @@ final class InstallmentOptions extends Resource
     /** @var string|null */
     public ?string $object = null;
     /** @var string|null */
+    public ?string $brand = null;
+    /** @var list<string>|null */
+    public ?array $networks = null;
+    /** @var string|null */
     public ?string $bank = null;
     /** @var string|null */
     public ?string $program = null;

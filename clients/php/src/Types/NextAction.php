@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class NextAction extends Resource
 {
-    public const NESTED = ['redirect_to_url' => [RedirectToUrl::class, false]];
+    public const NESTED = ['redirect_to_url' => [RedirectToUrl::class, false], 'qr' => [NextActionQr::class, false]];
 
     /** @var string|null */
     public ?string $type = null;
@@ -25,4 +25,10 @@ final class NextAction extends Resource
     public ?string $expires_at = null;
     /** @var string|null */
     public ?string $phone_hint = null;
+    /** @var string|null */
+    public ?string $biller_code = null;
+    /** @var string|null */
+    public ?string $alias_hint = null;
+    /** @var NextActionQr|null */
+    public ?NextActionQr $qr = null;
 }

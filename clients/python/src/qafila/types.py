@@ -68,6 +68,7 @@ __all__ = [
     "MethodFee",
     "MethodLimits",
     "NextAction",
+    "NextActionQr",
     "Payment",
     "PaymentCapture",
     "PaymentCaptureParams",
@@ -356,6 +357,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "locale": str,
     "phone": str,
     "expires_in_hours": int,
+    "alias": str,
     "return_url": str,
     "idempotency_key": str,
     "installments": int,
@@ -635,6 +637,8 @@ class InstallmentOption(Model):
 class InstallmentOptions(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'options': ('InstallmentOption', True)}
     object: Optional[str] = None
+    brand: Optional[str] = None
+    networks: Optional[List[str]] = None
     bank: Optional[str] = None
     program: Optional[str] = None
     card_type: Optional[str] = None
@@ -920,7 +924,7 @@ class MethodLimits(Model):
 @register
 @dataclass(eq=False)
 class NextAction(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'redirect_to_url': ('RedirectToUrl', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'redirect_to_url': ('RedirectToUrl', False), 'qr': ('NextActionQr', False)}
     type: Optional[str] = None
     redirect_to_url: Optional[RedirectToUrl] = None
     url: Optional[str] = None
@@ -928,6 +932,17 @@ class NextAction(Model):
     reference: Optional[str] = None
     expires_at: Optional[str] = None
     phone_hint: Optional[str] = None
+    biller_code: Optional[str] = None
+    alias_hint: Optional[str] = None
+    qr: Optional[NextActionQr] = None
+
+
+@register
+@dataclass(eq=False)
+class NextActionQr(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    payload: Optional[str] = None
+    image_url: Optional[str] = None
 
 
 @register
@@ -3104,6 +3119,72 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "200",
             [
                 "next_action"
+            ]
+        ]
+    ],
+    "NextActionQr": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "next_action",
+                "qr"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "next_action",
+                "qr"
             ]
         ]
     ],
