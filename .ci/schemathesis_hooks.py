@@ -116,6 +116,9 @@ def _fix_cards(value):
             _fix_cards(v)
 
 
+# A sandbox card of each scheme whose cards a BIN table tells (services/payments/mada.py, card_bins.py).
+SCHEME_CARDS = {"mada": "5888450000000003", "troy": "9792072000017956", "meeza": "5078036246600381"}
+
 # A valid IBAN (country format, length and mod-97 check digits hold: services/money/payout_settings.py).
 SANDBOX_IBAN = "SA0380000000608010167519"
 
@@ -149,6 +152,9 @@ def before_call(context, case, kwargs):
         for item in case.body["items"]:                  # ETA's item taxes: types, subtypes and their amounts
             if isinstance(item, MutableMapping):         # follow ETA's tables (tests/test_eta_taxes.py)
                 item.pop("taxes", None)
+    if isinstance(case.body, MutableMapping) and path.endswith("/payment_methods") \
+            and case.body.get("type") in SCHEME_CARDS and isinstance(case.body.get("card"), MutableMapping):
+        case.body["card"]["number"] = SCHEME_CARDS[case.body["type"]]   # a BIN table's card: no pattern states it
     pm = case.body.get("payment_method") if isinstance(case.body, MutableMapping) else None
     if isinstance(pm, MutableMapping) and pm.get("type") in (None, "card", "mada") and not pm.get("card"):
         pm["card"] = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030, "cvc": "123"}
@@ -195,11 +201,6 @@ def before_call(context, case, kwargs):
         total = raw.get("x-qafila-total")
         if total and isinstance(case.body.get(total["fields"][0]), list):
             _cap_total(case.body, total)
-        for items, field in raw.get("x-qafila-same", ()):
-            listed = case.body.get(items)
-            for item in listed if isinstance(listed, list) else ():
-                if isinstance(item, MutableMapping) and field in item:
-                    item[field] = case.body.get(field)
         for name in raw.get("x-qafila-future", ()):
             if case.body.get(name) is not None:
                 case.body[name] = _future(case.body[name])
@@ -207,6 +208,12 @@ def before_call(context, case, kwargs):
             _fix_bnpl(case.body, raw["x-qafila-bnpl"])
         if raw.get("x-qafila-local"):         # so may this
             _fix_local(case.body, raw["x-qafila-local"])
+        # after BNPL's and the local methods' fixes, which may set the body's currency
+        for items, field in raw.get("x-qafila-same", ()):
+            listed = case.body.get(items)
+            for item in listed if isinstance(listed, list) else ():
+                if isinstance(item, MutableMapping) and field in item:
+                    item[field] = case.body.get(field)
         for field, most, other, values in raw.get("x-qafila-only", ()):
             value = case.body.get(field)
             if isinstance(value, (int, float)) and value > most and case.body.get(other) not in values:

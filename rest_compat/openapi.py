@@ -1316,11 +1316,11 @@ MERCHANT[("POST", "/test-helpers/sadad/pay")] = Op(
                 "A paid or expired bill is a 400 (reference_already_paid, reference_expired); a 500.00 SAR bill "
                 "never pays (402 sadad_declined; it expires).")
 MERCHANT[("POST", "/test-helpers/request-to-pay/approve")] = Op(
-    INTENT, body({"payment_intent": text(64)}, required=("payment_intent",)), errors=(403, 404),
+    INTENT, body({"payment_intent": id_schema("pay")}, required=("payment_intent",)), errors=(403, 404),
     description="Test keys only (403 with a live key): the buyer approves the CliQ or Aani request to pay; the "
                 "intent succeeds. A finished or expired request is a 400 (request_finished, request_expired).")
 MERCHANT[("POST", "/test-helpers/request-to-pay/reject")] = Op(
-    INTENT, body({"payment_intent": text(64)}, required=("payment_intent",)), errors=(403, 404),
+    INTENT, body({"payment_intent": id_schema("pay")}, required=("payment_intent",)), errors=(403, 404),
     description="Test keys only (403 with a live key): the buyer rejects the CliQ or Aani request to pay; the "
                 "intent fails with rtp_rejected. A finished or expired request is a 400.")
 

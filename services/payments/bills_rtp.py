@@ -29,6 +29,7 @@ import phonenumbers
 
 from models.intents import PaymentIntent
 from services.errors import DomainError, InvalidState, NotFound, PaymentDeclined, PermissionDenied, ValidationError
+from services.ids import check_id
 from services.infra.clock import now_for
 from services.money import currencies as money
 from services.payments import intents, local_methods
@@ -200,7 +201,7 @@ async def request_to_pay_answer(*, principal: Principal, data: Any, approve: boo
     """Test helper: the buyer approves or rejects the request to pay in their bank app."""
     _test_only(principal)
     f = Fields(data)
-    intent_id = f.str("payment_intent", required=True, max_len=64)
+    intent_id = check_id(f.str("payment_intent", required=True, max_len=64), "payment_intent")
     f.reject_unknown()
     intent = await PaymentIntent.get_or_none(id=intent_id, **principal.scope)
     if intent is None or intent.payment_method not in RTP:
