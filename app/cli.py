@@ -241,7 +241,12 @@ def main(argv: list[str] | None = None) -> None:
     rot = wl_sub.add_parser("rotate-google-pay-key",
                             help="make a new Google Pay key pair (the previous one still decrypts)")
     rot.add_argument("--mode", choices=("test", "live", "both"), default="both")
+    sub.add_parser("schema", help="print the GraphQL schema (SDL): the dashboard's dashboard/schema.graphql")
     args = parser.parse_args(argv)
+    if args.command == "schema":
+        from schema import build_schema
+        print(build_schema().as_str())
+        return
     _logging()
     settings = _settings(args)
     _logging(settings.log_format)

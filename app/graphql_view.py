@@ -152,7 +152,7 @@ class QafilaGraphQLView(GraphQLView):
             response.set_status(503)
             response.headers["Retry-After"] = str(ctx.retry_after)
         if ctx.session_cookie is not None:       # a cookie session signed in (otpVerify, twoFactorVerify)
-            set_cookie(response, ctx.session_cookie)
+            set_cookie(response, *ctx.session_cookie)
         return response
 
     async def render_graphql_ide(self, request: web.Request) -> web.Response:

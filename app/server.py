@@ -235,8 +235,9 @@ def create_app(settings: Settings | None = None, *, kind: str = "main", backend:
     app.router.add_get("/docs", docs_page)          # Swagger UI on /openapi.json, assets served below
     app.router.add_static("/static/", STATIC_DIR)   # vendored Swagger UI and GraphiQL: no CDN
     if kind == "main":
-        from app import checkout, documents, eta_sandbox, gib_sandbox, zatca_sandbox
+        from app import checkout, dashboard, documents, eta_sandbox, gib_sandbox, zatca_sandbox
         documents.install(app)
+        dashboard.install(app)                 # the merchant dashboard, /dashboard (React over /graphql)
         if settings.env != "production":
             zatca_sandbox.install(app)         # the ZATCA simulator, /sandbox/zatca
             gib_sandbox.install(app)           # the GİB sandbox integrator, /sandbox/gib

@@ -113,6 +113,26 @@ class Dispute(Model):
         indexes = (("merchant_id", "livemode", "created_at"), ("payment_id",), ("status", "decide_at"))
 
 
+class DisputeEvidenceFile(Model):
+    """A file attached to a dispute's evidence (PDF, PNG or JPEG, at most 700 KiB); the dispute's
+    `evidence.files` lists them without their content."""
+    id = fields.CharField(pk=True, max_length=40)                 # file_...
+    merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="dispute_files",
+                                      on_delete=fields.CASCADE)
+    livemode = fields.BooleanField()
+    dispute_id = fields.CharField(max_length=40)
+    filename = fields.CharField(max_length=255)
+    content_type = fields.CharField(max_length=40)
+    size = fields.IntField()
+    sha256 = fields.CharField(max_length=64)
+    content = fields.BinaryField()
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "dispute_evidence_files"
+        indexes = (("dispute_id",),)
+
+
 class PaymentRollup(Model):
     """Analytics per merchant, mode, merchant-local day, currency and provider ("" when no
     provider was tried), added to in the same atomic write as the payment change; each spread

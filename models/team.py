@@ -19,6 +19,8 @@ class Member(Model):
     totp_secret = fields.TextField(null=True)            # sealed; set by enroll, live once confirmed
     totp_last_step = fields.BigIntField(default=0)       # the last 30 s step a code was accepted for
     recovery_codes = fields.JSONField(default=list)      # argon2 hashes of the unused codes
+    language = fields.CharField(max_length=2, null=True)  # the dashboard's: ar | en | tr (null: the browser's)
+    digits = fields.CharField(max_length=4, null=True)    # arab | latn (null: the language's default)
     created_at = fields.DatetimeField()
 
     class Meta:

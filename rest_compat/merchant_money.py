@@ -7,7 +7,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
-from services.money import analytics, balance, disputes
+from services.money import analytics, balance, dispute_files, disputes
 from services.validation import one_of
 
 
@@ -81,6 +81,11 @@ async def disputes_evidence(call: Call) -> dict:
                                                                   data=await call.body()))
 
 
+async def disputes_evidence_file(call: Call) -> dict:
+    d = await dispute_files.add_file(principal=call.principal, dispute_id=call.params["id"], data=await call.body())
+    return disputes.dispute_object(d)
+
+
 _SET = ("id", "amount", "currency", "status", "arrival_date", "transactions", "settled_on", "created_at")
 _DP = ("id", "payment_id", "amount", "fee", "currency", "reason", "status", "evidence_due_by")
 
@@ -102,4 +107,7 @@ ROUTES: list[Route] = [
     Route("GET", "/disputes/{id}", disputes_get, summary="Retrieve a dispute", response_fields=_DP),
     Route("POST", "/disputes/{id}/evidence", disputes_evidence, summary="Submit evidence for a dispute",
           request_fields=disputes.EVIDENCE_FIELDS, response_fields=_DP),
+    Route("POST", "/disputes/{id}/evidence/files", disputes_evidence_file, status=201,
+          summary="Attach a file (PDF, PNG, JPEG; at most 700 KiB, 5 per dispute) to a dispute's evidence",
+          request_fields=("filename", "content_type", "content_base64"), response_fields=_DP),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
-from services.payments import customers, installments, objects, payments, receipts, routing
+from services.payments import customers, installments, objects, payment_search, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 
@@ -90,7 +90,11 @@ async def payments_list(call: Call) -> dict:
                                      starting_after=q.get("starting_after"), status=q.get("status"),
                                      currency=q.get("currency"), provider=q.get("provider"),
                                      customer=q.get("customer"), created_gte=q.get("created_gte"),
-                                     created_lte=q.get("created_lte"), columns=LIST_COLUMNS)
+                                     created_lte=q.get("created_lte"), columns=LIST_COLUMNS,
+                                     search=payment_search.build(query=q.get("q"),
+                                                                 payment_method=q.get("payment_method"),
+                                                                 amount_gte=q.get("amount_gte"),
+                                                                 amount_lte=q.get("amount_lte")))
     disputed = await dispute_view.of_payments(principal=call.principal, payments=p.items)   # one read, if any
     return page([{"id": x.id, "status": x.status, "amount": x.amount, "currency": x.currency,
                   "provider": x.provider, "customer_id": x.customer_id, "created_at": ts(x.created_at),

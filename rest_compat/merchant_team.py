@@ -14,14 +14,22 @@ from services.money import payout_settings
 from services.validation import one_of
 
 
-def set_cookie(resp: web.StreamResponse, value: str | None) -> None:
-    """HttpOnly, SameSite=Strict, Path=/, Secure unless QAFILA_ENV=development; None clears it."""
+def set_cookie(resp: web.StreamResponse, value: str | None, csrf: str | None = None) -> None:
+    """The session cookie: HttpOnly, SameSite=Strict, Path=/, Secure unless QAFILA_ENV=development;
+    None clears it. Beside it `qafila_csrf` holds the session's CSRF token, readable by the page's
+    own script (not HttpOnly) so that a reloaded dashboard can send X-CSRF-Token without keeping
+    the token in web storage; another site can neither read it nor have it sent (SameSite=Strict)."""
     secure = runtime().config.env != "development"
     if value is None:
         resp.del_cookie(sessions.COOKIE, path="/", secure=secure, httponly=True, samesite="Strict")
+        resp.del_cookie(sessions.CSRF_COOKIE, path="/", secure=secure, samesite="Strict")
         return
+    max_age = runtime().config.session_ttl_seconds
     resp.set_cookie(sessions.COOKIE, value, path="/", httponly=True, samesite="Strict", secure=secure,
-                    max_age=runtime().config.session_ttl_seconds)
+                    max_age=max_age)
+    if csrf:
+        resp.set_cookie(sessions.CSRF_COOKIE, csrf, path="/", httponly=False, samesite="Strict", secure=secure,
+                        max_age=max_age)
 
 
 def session_answer(s: auth.Session) -> web.Response:
@@ -39,7 +47,7 @@ def session_answer(s: auth.Session) -> web.Response:
             body["csrf_token"] = s.csrf_token
     resp = json_response(body)
     if s.cookie:
-        set_cookie(resp, s.cookie)
+        set_cookie(resp, s.cookie, s.csrf_token)
     return resp
 
 

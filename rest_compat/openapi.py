@@ -19,7 +19,7 @@ from services import addresses
 from services.identity import api_keys
 from services.money import currencies as money
 from services.money import disputes as money_disputes
-from services.payments import crypto, intents, links, methods, payment_methods, payments, pricing, routing
+from services.payments import crypto, intents, links, methods, payment_methods, payment_search, payments, pricing, routing
 from services.payments.providers import registry
 from services.money.settlement import MARKETS
 from services.crm import accounts as crm_accounts
@@ -585,7 +585,13 @@ MERCHANT: dict[tuple[str, str], Op] = {
         query=(*PAGE, q("status", PAYMENT_STATUS), q("currency", CURRENCY), q("provider", PROVIDER),
                q("customer", text(40), "a cus_ id"),
                q("created_gte", WHEN, "ISO 8601 date-time or Unix seconds: created at or after"),
-               q("created_lte", WHEN, "ISO 8601 date-time or Unix seconds: created at or before"))),
+               q("created_lte", WHEN, "ISO 8601 date-time or Unix seconds: created at or before"),
+               q("q", text(254), "search: an exact pay_ id, the payer's e-mail (any case), the customer's phone "
+                                 "or the card's last 4 digits"),
+               q("payment_method", {"type": "string", "enum": list(payment_search.METHOD_FILTER)},
+                 "the payment's method (card, mada, apple_pay, knet, ...)"),
+               q("amount_gte", {"type": "integer", "minimum": 0}, "amount at least (minor units)"),
+               q("amount_lte", {"type": "integer", "minimum": 0}, "amount at most (minor units)"))),
     ("GET", "/payments/{id}"): Op(PAYMENT),
     ("POST", "/payments/{id}/capture"): Op(
         shape({"id": STR, "status": PAYMENT_STATUS, "amount": {"type": "integer", "description": "captured"},
@@ -1015,6 +1021,16 @@ MERCHANT.update({
         DISPUTE, {**body({k: text(20_000) for k in _disputes.EVIDENCE_FIELDS}, description="at least one text field"),
                   **at_least_one(*_disputes.EVIDENCE_FIELDS)},
         description="needs_response -> under_review; decided a week later."),
+    ("POST", "/disputes/{id}/evidence/files"): Op(
+        DISPUTE, body({"filename": text(255), "content_type": enum(("application/pdf", "image/png", "image/jpeg")),
+                       "content_base64": {"type": "string", "maxLength": 2 * 700 * 1024,
+                                          "description": "the file's bytes, base64 (RFC 4648)"}},
+                      required=("filename", "content_type", "content_base64")),
+        errors=(409,),
+        description="A PDF, PNG or JPEG, recognised by its content (400 naming content_type when it is another), "
+                    "at most 700 KiB (400 file_too_large) and 5 per dispute (400 too_many_files), while the "
+                    "dispute needs a response (409 dispute_not_open). The dispute's evidence.files lists "
+                    "{id, filename, content_type, size, sha256}."),
 })
 
 # ---- merchant /api: payment links (rest_compat/merchant_links.py)
@@ -2079,7 +2095,7 @@ APP_OPERATIONS: dict[tuple[str, str], tuple[str, Op]] = {
                                        Op(None, media="application/pdf")),
 }
 APP_ERRORS = {"/health": (503,), "/health/live": (), "/health/ready": (503,), "/metrics": (), "/openapi.json": (), "/invoices/{token}.pdf": (400, 404, 429, 500, 503)}
-NOT_DOCUMENTED = ("/graphql", "/docs", "/static", "/sandbox")     # /sandbox: ZATCA's simulator, not this API
+NOT_DOCUMENTED = ("/graphql", "/docs", "/static", "/sandbox", "/dashboard")   # /sandbox: the simulators; /dashboard: the web app
 
 
 def app_operation(method: str, path: str) -> dict:

@@ -26,7 +26,7 @@ class Context:
     retry_after: int | None = None
     # Set by a sign-in resolver (otpVerify, twoFactorVerify with session COOKIE): the view sets
     # the qafila_session cookie to it on the response.
-    session_cookie: str | None = None
+    session_cookie: tuple[str, str | None] | None = None   # (cookie, its CSRF token)
 
     @property
     def principal(self) -> Principal:

@@ -15,20 +15,32 @@ from schema.context import Context
 from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
-from services.crm import customers, deals, messaging, reports
+from services.crm import customers, deals, members, messaging, reports
 from services.crm.accounts import CrmPrincipal
 from services.errors import AuthenticationError
+from services.principal import Principal
 
 
 def crm_principal(info: Info[Context, None]) -> CrmPrincipal:
     """The CRM caller; a merchant credential or none is a top-level 401."""
     if info.context._auth_error is not None:      # a bad token: its own 401 (expired, revoked, ...)
         raise info.context._auth_error
-    p = info.context.maybe_principal
+    p = info.context.extra.get("crm_member") or info.context.maybe_principal
     if not isinstance(p, CrmPrincipal):
         raise AuthenticationError("Missing access token: send Authorization: Bearer <ACCESS_TOKEN> "
                                   "(a CRM access token, on the CRM port)", code="missing_token")
     return p
+
+
+async def crm_caller(info: Info[Context, None]) -> CrmPrincipal:
+    """The CRM caller, on the main /graphql too for a member's session (the dashboard): the
+    member acts on its merchant's CRM company (services.crm.members), as on the CRM port; the
+    operation's crm_read / crm_write was checked with the member's roles (schema.permissions)."""
+    p = info.context.maybe_principal
+    if (info.context._auth_error is None and isinstance(p, Principal) and p.member_id is not None
+            and "crm_member" not in info.context.extra):
+        info.context.extra["crm_member"] = await members.principal_of(p)
+    return crm_principal(info)
 
 
 # ---------------------------------------------------------------- types
@@ -321,9 +333,10 @@ async def _deal_node(info: Info[Context, None], node_id: str):
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="The CRM of the signed-in company (CRM access token, CRM port).")
-    def crm(self, info: Info[Context, None]) -> CrmQuery:
-        crm_principal(info)
+    @strawberry.field(description="The CRM of the signed-in company (CRM access token, CRM port; on the main "
+                                  "/graphql, a member's session: its merchant's CRM company).")
+    async def crm(self, info: Info[Context, None]) -> CrmQuery:
+        await crm_caller(info)
         return CrmQuery()
 
 
@@ -423,14 +436,14 @@ def _update_data(input) -> dict:
 class Mutation:
     @strawberry.mutation
     async def crm_customer_create(self, info: Info[Context, None], input: CrmCustomerCreateInput) -> CrmCustomerPayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         c, errors = await user_errors(lambda: customers.create_customer(principal=p,
                                                                         data=address_data(to_data(input), input)))
         return CrmCustomerPayload(customer=CrmCustomer.of(c) if c else None, user_errors=errors)
 
     @strawberry.mutation
     async def crm_customer_update(self, info: Info[Context, None], input: CrmCustomerUpdateInput) -> CrmCustomerPayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         c, errors = await user_errors(lambda: customers.update_customer(principal=p, customer_id=str(input.id),
                                                                         data=_update_data(input)))
         return CrmCustomerPayload(customer=CrmCustomer.of(c) if c else None, user_errors=errors)
@@ -438,25 +451,25 @@ class Mutation:
     @strawberry.mutation
     async def crm_customer_delete(self, info: Info[Context, None],
                                   input: CrmCustomerDeleteInput) -> CrmCustomerDeletePayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         c, errors = await user_errors(lambda: customers.delete_customer(principal=p, customer_id=str(input.id)))
         return CrmCustomerDeletePayload(deleted_id=strawberry.ID(c.id) if c else None, user_errors=errors)
 
     @strawberry.mutation
     async def deal_create(self, info: Info[Context, None], input: DealCreateInput) -> DealPayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         d, errors = await user_errors(lambda: deals.create_deal(principal=p, data=to_data(input)))
         return DealPayload(deal=Deal.of(d) if d else None, user_errors=errors)
 
     @strawberry.mutation
     async def deal_update(self, info: Info[Context, None], input: DealUpdateInput) -> DealPayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         d, errors = await user_errors(lambda: deals.update_deal(principal=p, deal_id=str(input.id),
                                                                 data=_update_data(input)))
         return DealPayload(deal=Deal.of(d) if d else None, user_errors=errors)
 
     @strawberry.mutation
     async def message_send(self, info: Info[Context, None], input: MessageSendInput) -> MessageSendPayload:
-        p = crm_principal(info)
+        p = await crm_caller(info)
         m, errors = await user_errors(lambda: messaging.send_message(principal=p, data=to_data(input)))
         return MessageSendPayload(message=CrmMessage.of(m) if m else None, user_errors=errors)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from datetime import datetime
+from datetime import date, datetime
 
 import strawberry
 from strawberry.types import Info
@@ -13,6 +13,8 @@ from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.team import TWO_FACTOR_DESCRIPTION, Member, SessionKind, session_fields
 from services.identity import api_keys, auth, merchants, team
+from services.infra import clock
+from services.money import markets
 from services.errors import NotFound
 
 
@@ -36,9 +38,22 @@ class Merchant(Node):
     created_at: datetime
     livemode: bool
 
+    country: str | None = strawberry.field(default=None, description="The merchant's country (PUT /api/merchant)")
+    market: str = strawberry.field(default=markets.DEFAULT_MARKET, description="The market whose calendar and time "
+                                   "zone its dates follow: its country, TR when none is set")
+    time_zone: str = strawberry.field(default="Europe/Istanbul", description="The market's IANA time zone: every "
+                                      "local date (analytics, settlements) is a date there")
+
     @classmethod
     def of(cls, m, livemode: bool) -> Merchant:
-        return cls(id=strawberry.ID(m.id), email=m.email, name=m.name, created_at=m.created_at, livemode=livemode)
+        market = markets.market(m.country)
+        return cls(id=strawberry.ID(m.id), email=m.email, name=m.name, created_at=m.created_at, livemode=livemode,
+                   country=m.country, market=market, time_zone=markets.tz(market).key)
+
+    @strawberry.field(description="The local date in the merchant's market now (test mode: on the test clock)")
+    async def today(self, info: Info[Context, None]) -> date:
+        principal = info.context.principal
+        return markets.local_date(self.market, await clock.now_for(principal))
 
     @strawberry.field(description="The signed-in member (a member's session); null for an API key.")
     async def member(self, info: Info[Context, None]) -> Member | None:

@@ -15,7 +15,7 @@ from schema.errors import UserError, user_errors
 from schema.inputs import to_data
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from schema.scalars import MinorAmount
-from services.money import analytics, balance, disputes
+from services.money import analytics, balance, dispute_files, disputes
 
 
 # ---------------------------------------------------------------- types
@@ -100,6 +100,15 @@ class Settlement(Node):
                    fee=s.fee, created_at=s.created_at, paid_at=s.paid_at)
 
 
+@strawberry.type(description="A file of a dispute's evidence (its content is not shown).")
+class DisputeEvidenceFile:
+    id: strawberry.ID
+    filename: str
+    content_type: str
+    size: int = strawberry.field(description="bytes")
+    sha256: str
+
+
 @strawberry.type(description="A cardholder's dispute of a payment (sandbox: card 4000000000000259).")
 class Dispute(Node):
     id: strawberry.ID
@@ -114,11 +123,18 @@ class Dispute(Node):
     created_at: datetime
     closed_at: datetime | None
 
+    evidence_files: list[DisputeEvidenceFile] = strawberry.field(
+        default_factory=list, description="The files attached to the evidence (evidence.files), oldest first")
+
     @classmethod
     def of(cls, d) -> Dispute:
         return cls(id=strawberry.ID(d.id), payment_id=d.payment_id, amount=d.amount, fee=d.fee, currency=d.currency,
                    reason=d.reason, status=d.status, evidence=d.evidence or {}, evidence_due_by=d.evidence_due_by,
-                   created_at=d.created_at, closed_at=d.closed_at)
+                   created_at=d.created_at, closed_at=d.closed_at,
+                   evidence_files=[DisputeEvidenceFile(id=strawberry.ID(f["id"]), filename=f["filename"],
+                                                       content_type=f["content_type"], size=f["size"],
+                                                       sha256=f["sha256"])
+                                   for f in (d.evidence or {}).get("files") or []])
 
 
 @strawberry.type
@@ -235,6 +251,14 @@ class DisputeEvidenceInput:
     uncategorized_text: str | None = strawberry.UNSET
 
 
+@strawberry.input
+class DisputeEvidenceFileAddInput:
+    dispute_id: strawberry.ID
+    filename: str
+    content_type: str = strawberry.field(description="application/pdf, image/png or image/jpeg (checked against the content)")
+    content_base64: str = strawberry.field(description="The file's bytes, base64; at most 700 KiB decoded")
+
+
 @strawberry.type
 class DisputePayload:
     dispute: Dispute | None = None
@@ -245,6 +269,12 @@ class DisputePayload:
 
 @strawberry.type
 class Query:
+    @strawberry.field(description="Volume, transactions and approval rate (as GET /api/analytics; the same as "
+                                  "reports { overview }, read with payments_read)")
+    async def analytics(self, info: Info[Context, None], period: str | None = None, from_: From = None,
+                        to: date | None = None, currency: str | None = None) -> AnalyticsOverview:
+        return await Reports().overview(info, period, from_, to, currency)
+
     @strawberry.field(description="The balance (as GET /api/balance).")
     async def balance(self, info: Info[Context, None]) -> Balance:
         return Balance.of(await balance.get_balance(principal=info.context.principal))
@@ -285,6 +315,17 @@ class Query:
 
 @strawberry.type
 class Mutation:
+    @strawberry.mutation(description="Attach a file (PDF, PNG or JPEG; at most 700 KiB and 5 per dispute) to the "
+                                     "evidence of a dispute that needs a response.")
+    async def dispute_evidence_file_add(self, info: Info[Context, None],
+                                        input: DisputeEvidenceFileAddInput) -> DisputePayload:
+        principal = info.context.principal
+        data = {"filename": input.filename, "content_type": input.content_type,
+                "content_base64": input.content_base64}
+        d, errors = await user_errors(lambda: dispute_files.add_file(principal=principal,
+                                                                     dispute_id=str(input.dispute_id), data=data))
+        return DisputePayload(dispute=Dispute.of(d) if d else None, user_errors=errors)
+
     @strawberry.mutation(description="Submit evidence (text) for a dispute that needs a response: under_review, "
                                      "decided a week later.")
     async def dispute_evidence_submit(self, info: Info[Context, None], input: DisputeEvidenceInput) -> DisputePayload:

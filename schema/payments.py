@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 import strawberry
 from strawberry.scalars import JSON
@@ -19,7 +19,7 @@ from schema.tax_ids import TaxId, TaxIdInput
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
-from services.payments import cards, customers, payments, receipts, routing
+from services.payments import cards, customers, payment_export, payment_search, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
 
@@ -453,6 +453,24 @@ def _without_id(data: dict) -> dict:
 
 # ---------------------------------------------------------------- root fields
 
+SEARCH_DOC = "an exact pay_ id, the payer's e-mail (any case), the customer's phone or the card's last 4 digits"
+
+
+def _search(query, method, amount_gte, amount_lte) -> payment_search.Search:
+    return payment_search.build(query=query, payment_method=method, amount_gte=amount_gte, amount_lte=amount_lte,
+                                query_param="query", method_param="method", gte_param="amountGte",
+                                lte_param="amountLte")
+
+
+@strawberry.type(description="A CSV export of payments: header id,created_at,status,amount,amount_refunded,"
+                             "currency,payment_method,card_brand,card_last4,customer_email,customer_phone.")
+class PaymentsExport:
+    filename: str | None = None
+    csv: str | None = None
+    row_count: int | None = None
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
 @strawberry.type
 class Query:
     @strawberry.field
@@ -463,12 +481,36 @@ class Query:
     async def payments(self, info: Info[Context, None], first: int | None = None, after: str | None = None,
                        status: str | None = None, currency: str | None = None, provider: str | None = None,
                        customer: strawberry.ID | None = None, created_gte: datetime | None = None,
-                       created_lte: datetime | None = None) -> Connection[Payment]:
+                       created_lte: datetime | None = None,
+                       query: Annotated[str | None, strawberry.argument(description=SEARCH_DOC)] = None,
+                       method: Annotated[str | None, strawberry.argument(description="card, mada, apple_pay, knet, ...")] = None,
+                       amount_gte: Annotated[int | None, strawberry.argument(description="minor units")] = None,
+                       amount_lte: Annotated[int | None, strawberry.argument(description="minor units")] = None,
+                       ) -> Connection[Payment]:
         page = await payments.list_payments(principal=info.context.principal, limit=check_first(first),
                                             starting_after=after, status=status, currency=currency,
                                             provider=provider, customer=str(customer) if customer else None,
-                                            created_gte=created_gte, created_lte=created_lte)
+                                            created_gte=created_gte, created_lte=created_lte,
+                                            search=_search(query, method, amount_gte, amount_lte))
         return connection(page, Payment.of, after=after)
+
+    @strawberry.field(description="The payments the filters find as one CSV file (RFC 4180, UTF-8, minor units): "
+                                  "at most 10,000 rows, else the userError export_too_large.")
+    async def payments_export(self, info: Info[Context, None], status: str | None = None,
+                              currency: str | None = None, provider: str | None = None,
+                              customer: strawberry.ID | None = None, created_gte: datetime | None = None,
+                              created_lte: datetime | None = None,
+                              query: Annotated[str | None, strawberry.argument(description=SEARCH_DOC)] = None,
+                              method: str | None = None, amount_gte: int | None = None,
+                              amount_lte: int | None = None) -> PaymentsExport:
+        principal = info.context.principal
+        done, errors = await user_errors(lambda: payment_export.export(
+            principal=principal, status=status, currency=currency, provider=provider,
+            customer=str(customer) if customer else None, created_gte=created_gte, created_lte=created_lte,
+            search=_search(query, method, amount_gte, amount_lte)))
+        if done is None:
+            return PaymentsExport(user_errors=errors)
+        return PaymentsExport(filename=done.filename, csv=done.csv, row_count=done.row_count)
 
     @strawberry.field
     async def customer(self, info: Info[Context, None], id: strawberry.ID) -> Customer:

@@ -23,7 +23,7 @@ FIELDS: dict[str, str | None] = {
     "settlements": "balance" + _R, "subscription": "billing" + _R, "subscriptions": "billing" + _R,
     "testClock": "developers" + _R, "webhookEndpoints": "developers" + _R, "webhookEvents": "developers" + _R,
     "teamMembers": "team" + _R, "teamInvites": "team" + _R, "auditEvents": "audit_read", "sessions": None,
-    "payoutSettings": "balance" + _R,
+    "payoutSettings": "balance" + _R, "analytics": "payments" + _R, "paymentsExport": "payments" + _R,
     # mutations
     "apiKeyCreate": "developers" + _W, "apiKeyRevoke": "developers" + _W, "crmCustomerCreate": "crm" + _W,
     "crmCustomerDelete": "crm" + _W, "crmCustomerUpdate": "crm" + _W, "customerCreate": "customers" + _W,
@@ -49,13 +49,14 @@ FIELDS: dict[str, str | None] = {
     "teamMemberUpdate": "team" + _W, "teamMemberRemove": "team" + _W, "twoFactorVerify": None,
     "twoFactorEnroll": None, "twoFactorConfirm": None, "twoFactorDisable": None, "stepUp": None,
     "sessionRevoke": None, "sessionsRevokeOthers": None, "payoutSettingsUpdate": "balance" + _W,
+    "disputeEvidenceFileAdd": "disputes" + _W, "memberPreferencesUpdate": None, "sessionSwitchMerchant": None,
     # subscriptions
     "paymentEvents": "payments" + _R,
 }
 # Open to a member whose merchant requires 2FA and who has not enrolled yet (REST's /api/me*).
 OWN_ACCOUNT = frozenset({"viewer", "otpRequest", "otpVerify", "twoFactorVerify", "twoFactorEnroll",
                          "twoFactorConfirm", "twoFactorDisable", "sessions", "sessionRevoke", "sessionsRevokeOthers",
-                         "teamInviteAccept"})
+                         "teamInviteAccept", "memberPreferencesUpdate", "sessionSwitchMerchant"})
 
 # node(id:) by the id's prefix: what reading that object needs.
 NODE_PREFIXES: dict[str, str] = {

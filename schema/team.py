@@ -47,12 +47,33 @@ class Member(Node):
     two_factor_enabled: bool
     created_at: datetime
     permissions: MemberPermissions = strawberry.field(description="The union of the roles' permissions.")
+    language: str | None = strawberry.field(default=None, description="The dashboard's language: ar, en, tr "
+                                                                      "(null: the browser's)")
+    digits: str | None = strawberry.field(default=None, description="arab (Arabic-Indic) or latn (null: the "
+                                                                    "language's default)")
 
     @classmethod
     def of(cls, m) -> Member:
         return cls(id=strawberry.ID(m.id), email=m.email, roles=list(m.roles), two_factor_enabled=m.two_factor_enabled,
                    created_at=m.created_at,
-                   permissions=MemberPermissions(**permissions.flags(permissions.of_roles(m.roles))))
+                   permissions=MemberPermissions(**permissions.flags(permissions.of_roles(m.roles))),
+                   language=getattr(m, "language", None), digits=getattr(m, "digits", None))
+
+    @strawberry.field(description="The merchants this member's e-mail belongs to (the signed-in member's own "
+                                  "memberships; empty for another member), oldest first: the merchant switcher.")
+    async def memberships(self, info: Info[Context, None]) -> list[Membership]:
+        principal = info.context.principal
+        if principal.member_id != str(self.id):
+            return []
+        return [Membership(merchant_id=strawberry.ID(j.merchant_id), merchant_name=mer.name, roles=list(j.roles))
+                for j, mer in await team.membership_list(principal)]
+
+
+@strawberry.type(description="A merchant the signed-in member's e-mail belongs to, with its roles there.")
+class Membership:
+    merchant_id: strawberry.ID
+    merchant_name: str
+    roles: list[str]
 
 
 @strawberry.type(description="An invitation to join the team, e-mailed with a single-use link.")
@@ -160,7 +181,7 @@ def session_fields(info: Info[Context, None], s: auth.Session) -> dict:
     """What otpVerify and twoFactorVerify answer: a session (its token; for a cookie session the
     CSRF token, the cookie being set on the response by the view), or the challenge to answer."""
     if s.cookie:
-        info.context.session_cookie = s.cookie
+        info.context.session_cookie = (s.cookie, s.csrf_token)
     opened = s.challenge_id is None
     return {"merchant_id": s.merchant_id, "member_id": s.member_id, "session_id": s.session_id,
             "token": s.token, "csrf_token": s.csrf_token, "expires_in": s.expires_in if opened else None,
@@ -188,6 +209,37 @@ class TwoFactorVerifyPayload:
     session_id: str | None = None
     expires_in: int | None = None
     two_factor: str | None = strawberry.field(default=None, description=TWO_FACTOR_DESCRIPTION)
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class SessionSwitchMerchantInput:
+    merchant_id: strawberry.ID = strawberry.field(description="One of viewer.member.memberships")
+
+
+@strawberry.type
+class SessionSwitchMerchantPayload:
+    csrf_token: str | None = strawberry.field(default=None, description="A cookie session's X-CSRF-Token")
+    token: str | None = strawberry.field(default=None, description="The session token (a token session)")
+    merchant_id: str | None = None
+    member_id: str | None = None
+    session_id: str | None = None
+    expires_in: int | None = None
+    two_factor: str | None = strawberry.field(default=None, description=TWO_FACTOR_DESCRIPTION)
+    challenge_id: str | None = strawberry.field(default=None, description="With twoFactor challenge: "
+                                                                          "twoFactorVerify's challengeId")
+    user_errors: list[UserError] = strawberry.field(default_factory=list)
+
+
+@strawberry.input
+class MemberPreferencesUpdateInput:
+    language: str | None = strawberry.field(default=strawberry.UNSET, description="ar, en or tr; null clears")
+    digits: str | None = strawberry.field(default=strawberry.UNSET, description="arab or latn; null clears")
+
+
+@strawberry.type
+class MemberPreferencesPayload:
+    member: Member | None = None
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -389,6 +441,25 @@ class Mutation:
         fields = session_fields(info, s)
         del fields["challenge_id"]
         return TwoFactorVerifyPayload(**fields)
+
+    @strawberry.mutation(description="The signed-in member's dashboard language and digits.")
+    async def member_preferences_update(self, info: Info[Context, None],
+                                        input: MemberPreferencesUpdateInput) -> MemberPreferencesPayload:
+        principal = info.context.principal
+        data = {k: v for k in ("language", "digits") if (v := getattr(input, k)) is not strawberry.UNSET}   # null clears
+        m, errors = await user_errors(lambda: team.update_preferences(principal=principal, data=data))
+        return MemberPreferencesPayload(member=Member.of(m) if m else None, user_errors=errors)
+
+    @strawberry.mutation(description="Open a session (of this session's kind: a cookie session sets a new cookie) on "
+                                     "another merchant of the member's e-mail; its second factor first when that "
+                                     "membership has one (twoFactor challenge).")
+    async def session_switch_merchant(self, info: Info[Context, None],
+                                      input: SessionSwitchMerchantInput) -> SessionSwitchMerchantPayload:
+        principal = info.context.principal
+        s, errors = await user_errors(lambda: auth.switch_merchant(principal=principal, data=to_data(input)))
+        if errors:
+            return SessionSwitchMerchantPayload(user_errors=errors)
+        return SessionSwitchMerchantPayload(**session_fields(info, s))
 
     @strawberry.mutation(description="Start two-factor enrolment: a new secret, its otpauth URI and QR code.")
     async def two_factor_enroll(self, info: Info[Context, None]) -> TwoFactorEnrollPayload:

@@ -23,7 +23,7 @@ from tests.crm_fixtures import crm, new_email, signup  # noqa: F401
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 METHODS = ("get", "post", "put", "delete", "patch")
-NOT_IN_DOCUMENT = ("/graphql", "/docs", "/static", "/sandbox")      # /sandbox: the ZATCA simulator, not this API
+NOT_IN_DOCUMENT = ("/graphql", "/docs", "/static", "/sandbox", "/dashboard")   # /sandbox: the simulators; /dashboard: the web app
 CARD = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2031, "cvc": "123"}
 
 

@@ -455,7 +455,10 @@ async def test_sessions_list_and_revoke(client, merchant, mailer):
 async def test_a_cookie_session_sets_the_cookie_and_its_posts_need_the_csrf_token(client, merchant, mailer):
     signed, resp = await sign_in(client, mailer, merchant.email, session="COOKIE")
     assert signed["token"] is None and signed["csrfToken"] and signed["twoFactor"] == "not_enrolled"
-    [header] = resp.headers.getall("Set-Cookie")
+    # the session cookie (HttpOnly) and beside it the CSRF token for the page's own script (not HttpOnly)
+    header, csrf_header = resp.headers.getall("Set-Cookie")
+    assert csrf_header.startswith(f"qafila_csrf={signed['csrfToken']};") and "httponly" not in csrf_header.lower()
+    assert "SameSite=Strict" in csrf_header and "Path=/" in csrf_header
     name, _, rest = header.partition("=")
     value, *attributes = [a.strip() for a in rest.split(";")]
     assert name == "qafila_session" and value.startswith(signed["sessionId"] + ".")

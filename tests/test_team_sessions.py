@@ -28,10 +28,16 @@ async def test_a_cookie_session_needs_its_csrf_token_on_every_write(client, merc
     resp, body = await cookie_sign_in(client, mailer, merchant.email)
     assert "token" not in body and body["csrf_token"] and body["session_id"].startswith("sess_")
     assert body["merchant_id"] == merchant.id and body["two_factor"] == "not_enrolled"
-    (morsel,) = set_cookie(resp).values()
+    jar = set_cookie(resp)
+    assert sorted(jar) == ["qafila_csrf", "qafila_session"]
+    morsel = jar["qafila_session"]
     assert morsel.key == "qafila_session" and morsel.value.startswith(body["session_id"] + ".")
     assert (morsel["httponly"], morsel["samesite"], morsel["path"], morsel["secure"]) == (True, "Strict", "/", True)
     assert body["csrf_token"] not in morsel.value
+    # the CSRF token's own cookie: for the dashboard's script (not HttpOnly), sent to no other site
+    token = jar["qafila_csrf"]
+    assert (token.value, token["httponly"], token["samesite"], token["path"], token["secure"]) == \
+        (body["csrf_token"], "", "Strict", "/", True)
     cookie, csrf = morsel.value, body["csrf_token"]
 
     # reads need no CSRF token; writes do, on /api and /v1
@@ -63,8 +69,9 @@ async def test_a_cookie_session_needs_its_csrf_token_on_every_write(client, merc
     assert status == 403 and error(got)["code"] == "csrf_failed"
     resp = await client.post("/api/auth/sign-out", headers=cookie_header(cookie, csrf))
     assert resp.status == 200 and (await resp.json()) == {"signed_out": True}
-    cleared = set_cookie(resp)["qafila_session"]
-    assert cleared.value == "" and cleared["path"] == "/"
+    cleared = set_cookie(resp)
+    assert cleared["qafila_session"].value == "" and cleared["qafila_session"]["path"] == "/"
+    assert cleared["qafila_csrf"].value == "" and cleared["qafila_csrf"]["path"] == "/"
     client.session.cookie_jar.clear()
     status, got = await call(client, "GET", "/api/me", headers=cookie_header(cookie))
     assert status == 401 and error(got)["code"] == "session_revoked"

@@ -38,6 +38,11 @@ async def authenticate(authorization: str | None, *, allow_publishable: bool = F
                                        client_address=client_address)
 
 
+async def principal_of(p: Principal) -> accounts.CrmPrincipal:
+    """The CRM caller a member's session is (the main /graphql's `crm` for the dashboard)."""
+    return await _member_principal(p)
+
+
 async def _member_principal(p: Principal) -> accounts.CrmPrincipal:
     company = await _company_of(p.merchant_id)
     member = await Member.get_or_none(id=p.member_id)

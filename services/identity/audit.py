@@ -29,7 +29,7 @@ ACTIONS = (
     "invite.created", "invite.accepted", "invite.revoked",
     "api_key.created", "api_key.revoked",
     "webhook_endpoint.created", "webhook_endpoint.disabled",
-    "session.revoked", "refund.created", "dispute.evidence_submitted", "payout_settings.updated",
+    "session.revoked", "refund.created", "dispute.evidence_submitted", "dispute.evidence_file_added", "payout_settings.updated",
     "merchant.updated",
 )
 CSV_COLUMNS = ("id", "created_at", "actor_type", "actor_id", "actor_email", "action", "object_type",

@@ -149,6 +149,21 @@ async def _open(member: Member, *, kind: str, two_factor: str, pending: bool = F
                    two_factor=two_factor)
 
 
+async def switch_merchant(*, principal, data: dict) -> Session:
+    """The dashboard's merchant switcher: a signed-in member opens a session (of the same kind)
+    on another merchant its e-mail belongs to. The e-mail is already proven by the session; the
+    other membership's own second factor is asked for when it has one."""
+    sessions.require_member(principal)
+    f = Fields(data)
+    merchant_id = f.str("merchant_id", required=True, max_len=40)
+    f.reject_unknown()
+    me = await Member.get_or_none(id=principal.member_id, merchant_id=principal.merchant_id)
+    target = await Member.get_or_none(merchant_id=merchant_id, email=me.email) if me else None
+    if target is None:
+        raise NotFound("This e-mail is not a member of that merchant", param="merchant_id")
+    return await _after_first_factor(target, kind="cookie" if principal.via_cookie else "token")
+
+
 async def open_session(member: Member, *, kind: str = "token") -> Session:
     """A session for `member` without the sign-in steps: tests and the CLI."""
     return await _open(member, kind=kind, two_factor="not_enrolled")

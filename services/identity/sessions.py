@@ -22,6 +22,7 @@ from services.principal import Principal
 from services.timestamps import iso
 
 COOKIE = "qafila_session"
+CSRF_COOKIE = "qafila_csrf"     # the cookie session's CSRF token, for the page's own script
 TOUCH_EVERY = 5            # seconds: last_seen_at is written at most this often
 STEP_UP_SECONDS = 300
 

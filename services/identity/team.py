@@ -261,3 +261,39 @@ async def me(principal: Principal) -> Member:
     if m is None:
         raise NotFound()
     return m
+
+
+# ---------------------------------------------------------------- the dashboard's preferences
+
+LANGUAGES = ("ar", "en", "tr")
+DIGITS = ("arab", "latn")
+
+
+async def update_preferences(*, principal: Principal, data: dict) -> Member:
+    """The signed-in member's dashboard language (ar, en, tr) and digits (arab: Arabic-Indic,
+    latn: Latin); null clears a choice (back to the browser's language, the language's digits)."""
+    f = Fields(data)
+    changes: dict = {}
+    for name, values in (("language", LANGUAGES), ("digits", DIGITS)):
+        if name in data:
+            f.has(name)
+            v = data[name]
+            if v is not None and v not in values:
+                raise ValidationError(f"{name} must be one of {', '.join(values)} (or null)", param=name)
+            changes[name] = v
+    f.reject_unknown()
+    if not changes:
+        raise ValidationError("give language or digits", param="language")
+    m = await me(principal)
+    await Member.filter(id=m.id).update(**changes)
+    for k, v in changes.items():
+        setattr(m, k, v)
+    return m
+
+
+async def membership_list(principal: Principal) -> list[tuple[Member, Merchant]]:
+    """The signed-in member's memberships (same e-mail), oldest first, with their merchants."""
+    m = await me(principal)
+    joined = await memberships(m.email)
+    merchants = {x.id: x for x in await Merchant.filter(id__in=[j.merchant_id for j in joined])}
+    return [(j, merchants[j.merchant_id]) for j in joined if j.merchant_id in merchants]

@@ -105,6 +105,8 @@ async def submit_evidence(*, principal: Principal, dispute_id: str, data: dict |
                                "accepted once, while it needs a response")
         if now > d.evidence_due_by:
             raise InvalidState(f"Dispute {d.id}: evidence was due by {iso(d.evidence_due_by)}")
+        if (d.evidence or {}).get("files"):            # files attached before (dispute_files) stay
+            evidence["files"] = d.evidence["files"]
         d.status, d.evidence, d.decide_at, d.updated_at = "under_review", evidence, now + DECIDE_AFTER, now
         await d.save(update_fields=["status", "evidence", "decide_at", "updated_at"])
         await audit.record(merchant_id=principal.merchant_id, action="dispute.evidence_submitted", principal=principal,
@@ -164,7 +166,7 @@ async def decide(dispute_id: str, due: datetime) -> str | None:
         d = await Dispute.filter(id=dispute_id).select_for_update(skip_locked=True).first()
         if d is None or d.status not in OPEN or d.decide_at is None or d.decide_at > due:
             return None
-        text = " ".join(str(v) for v in (d.evidence or {}).values())
+        text = " ".join(str(v) for k, v in (d.evidence or {}).items() if k != "files")
         won = d.status == "under_review" and LOSING not in text
         d.status, d.closed_at, d.updated_at, d.decide_at = ("won" if won else "lost"), due, due, None
         await d.save(update_fields=["status", "closed_at", "updated_at", "decide_at"])

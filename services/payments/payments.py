@@ -28,7 +28,7 @@ from models.receipts import Receipt
 from services import events, idempotency
 from services.identity import audit
 from services.money import analytics, dispute_view, ledger, markets
-from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
+from services.payments import cards, customers, installments, methods, payment_search, pricing, receipts, risk, routing
 from services.payments.wallets import service as wallets
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
 from services.errors import AuthenticationError, InvalidState, NotFound, PaymentDeclined, ValidationError
@@ -478,8 +478,9 @@ _DETAIL_JOINS = ((Receipt, "payment_id", receipts.RECEIPT_COLUMNS), dispute_view
 async def list_payments(*, principal: Principal, limit=None, starting_after: str | None = None,
                         status: str | None = None, currency: str | None = None, provider: str | None = None,
                         customer: str | None = None, created_gte: Any = None, created_lte: Any = None,
-                        columns: tuple[str, ...] | None = None) -> Page:
-    """Newest first; filters: status, currency, provider, customer (id), created range.
+                        columns: tuple[str, ...] | None = None, search: payment_search.Search | None = None) -> Page:
+    """Newest first; filters: status, currency, provider, customer (id), created range, and the
+    dashboard's (`search`: method, amount range, q; services.payments.payment_search).
     `columns`: the items carry only these fields (a shaper that reads no more)."""
     filters: list[tuple[str, str, Any]] = []
     if status:
@@ -497,6 +498,11 @@ async def list_payments(*, principal: Principal, limit=None, starting_after: str
                 value = int(value)
             when: datetime = value if isinstance(value, datetime) else check_datetime(value, name)
             filters.append(("created_at", op, when))
+    if search is not None:
+        filters += search.filters
+        if search.email or search.phones or search.nothing:
+            return await payment_search.page(scope=principal.scope, filters=filters, search=search,
+                                             limit=check_limit(limit), starting_after=starting_after)
     return await keyset(Payment, scope=principal.scope, filters=filters, limit=check_limit(limit),
                         starting_after=starting_after, counter="payments", columns=columns)
 
