@@ -140,7 +140,7 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
     try:
         # Header and body timeouts and connection limits (app.serving); app.logs writes the access lines.
         servers = await start_servers(settings, backend, host=args.host, port=args.port, crm_port=args.crm_port,
-                                      workers=index == 0, reuse_port=args.workers > 1)
+                                      workers=index == 0 and not args.no_background, reuse_port=args.workers > 1)
         if args.demo and index == 0:
             # The URLs to open: QAFILA_PUBLIC_URL's (and the CRM's), else where this process listens.
             main_url, crm_url = settings.public_url, settings.crm_public_url
@@ -231,6 +231,9 @@ def main(argv: list[str] | None = None) -> None:
     serve.add_argument("--workers", type=int, default=1,
                        help="serving processes sharing the ports (needs REDIS_URL and PostgreSQL)")
     serve.add_argument("--demo", action="store_true", help="create a demo merchant and print its keys")
+    serve.add_argument("--no-background", action="store_true",
+                       help="run no background work here (webhook delivery, scheduler, receipts): leave it to "
+                            "`qafila worker` processes (needs REDIS_URL and PostgreSQL)")
     sub.add_parser("migrate", help="apply the database migrations")
     sub.add_parser("worker", help="run only the background workers (webhook dispatcher, ...)")
     cm = sub.add_parser("create-merchant", help="create a merchant and print its test keys as JSON")
@@ -254,6 +257,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "serve":
         if args.workers < 1:
             print("qafila: --workers must be at least 1", file=sys.stderr)
+            raise SystemExit(2)
+        if args.no_background and (settings.embedded_store or settings.sqlite):
+            print("qafila: --no-background needs REDIS_URL and a PostgreSQL DATABASE_URL: `qafila worker` runs "
+                  "in another process, which the embedded store and SQLite cannot share.", file=sys.stderr)
             raise SystemExit(2)
         if args.workers > 1:
             if settings.embedded_store or settings.sqlite:

@@ -66,6 +66,11 @@ def test_serve_refuses_several_workers_on_the_embedded_store(tmp_path):
     assert r.returncode == 2 and "REDIS_URL" in r.stderr
 
 
+def test_serve_refuses_to_leave_background_work_to_workers_on_the_embedded_store(tmp_path):
+    r = _qafila("serve", "--no-background", env=_env(tmp_path))
+    assert r.returncode == 2 and "REDIS_URL" in r.stderr and "qafila worker" in r.stderr
+
+
 def test_a_second_serve_on_the_same_embedded_store_is_refused(tmp_path):
     import socket
 
