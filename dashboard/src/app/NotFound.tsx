@@ -1,0 +1,5 @@
+import { Page } from './ui';
+
+export default function NotFound() {
+  return <Page titleId="shell.notFound"><p /></Page>;
+}

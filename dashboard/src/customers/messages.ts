@@ -1,0 +1,40 @@
+import { catalog } from '../i18n/types';
+
+export default catalog({
+  en: {
+    'customers.searchEmail': 'Customer e-mail',
+    'customers.search': 'Search',
+    'customers.clear': 'Clear',
+    'customers.count': '{count, plural, one {{n} customer} other {{n} customers}}',
+    'customers.empty': 'No customers yet.',
+    'customers.col.name': 'Name',
+    'customers.col.email': 'E-mail',
+    'customers.col.phone': 'Phone',
+    'customers.col.created': 'Created',
+    'customers.col.id': 'ID',
+  },
+  ar: {
+    'customers.searchEmail': 'البريد الإلكتروني للعميل',
+    'customers.search': 'بحث',
+    'customers.clear': 'مسح',
+    'customers.count': '{count, plural, zero {لا عملاء} one {عميل واحد} two {عميلان} few {{n} عملاء} many {{n} عميلًا} other {{n} عميل}}',
+    'customers.empty': 'لا يوجد عملاء بعد.',
+    'customers.col.name': 'الاسم',
+    'customers.col.email': 'البريد الإلكتروني',
+    'customers.col.phone': 'الهاتف',
+    'customers.col.created': 'تاريخ الإنشاء',
+    'customers.col.id': 'المعرّف',
+  },
+  tr: {
+    'customers.searchEmail': 'Müşteri e-postası',
+    'customers.search': 'Ara',
+    'customers.clear': 'Temizle',
+    'customers.count': '{count, plural, one {{n} müşteri} other {{n} müşteri}}',
+    'customers.empty': 'Henüz müşteri yok.',
+    'customers.col.name': 'Ad',
+    'customers.col.email': 'E-posta',
+    'customers.col.phone': 'Telefon',
+    'customers.col.created': 'Oluşturulma',
+    'customers.col.id': 'Kimlik',
+  },
+});
