@@ -212,6 +212,21 @@ def eta_receipt_of(r: dict | None) -> PaymentEtaReceipt | None:
 
 
 @strawberry.type
+class PaymentRefund:
+    id: strawberry.ID
+    amount: MinorAmount
+    currency: str
+    reason: str | None
+    status: str
+    created_at: datetime
+
+    @classmethod
+    def of(cls, r) -> PaymentRefund:
+        return cls(id=strawberry.ID(r.id), amount=r.amount, currency=r.currency, reason=r.reason, status=r.status,
+                   created_at=r.created_at)
+
+
+@strawberry.type
 class Payment(Node):
     id: strawberry.ID
     status: str
@@ -252,6 +267,25 @@ class Payment(Node):
             return None
         c = await (await _customers_by_id(info)).load(self.customer_id)
         return Customer.of(c) if c is not None else None
+
+    @strawberry.field(description="When the payment was captured (null: not captured)")
+    def captured_at(self) -> datetime | None:
+        return getattr(self._row, "captured_at", None)
+
+    @strawberry.field(description="When the authorization was voided (null: not voided)")
+    def voided_at(self) -> datetime | None:
+        return getattr(self._row, "voided_at", None)
+
+    @strawberry.field(description="The payment's refunds, oldest first (the dashboard's timeline)")
+    async def refunds(self, info: Info[Context, None]) -> list[PaymentRefund]:
+        if not self.amount_refunded:                   # never refunded: no read
+            return []
+        principal = info.context.principal
+
+        async def batch(keys: list[str]):
+            rows = await payments.refunds_of(principal=principal, payment_ids=list(keys))
+            return [[PaymentRefund.of(r) for r in rows.get(k, [])] for k in keys]
+        return await info.context.loader("RefundsByPaymentLoader", batch).load(str(self.id))
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:

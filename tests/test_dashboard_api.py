@@ -308,3 +308,25 @@ async def test_crm_on_the_main_graphql_for_a_member_session(client, merchant, ma
                              key=viewer)
     assert body["errors"][0]["extensions"]["code"] == "permission_denied", body
     assert deal["id"]
+
+
+async def test_the_payment_timeline_fields_captured_voided_and_refunds(client, merchant, clock):
+    status, p = await pay(client, merchant.sk, amount=12345, currency="KWD")
+    assert status == 200, p
+    for amount, reason in ((1000, "damaged"), (345, None)):
+        clock.advance(seconds=60)
+        status, r = await call(client, "POST", f"/api/payments/{p['id']}/refund", merchant.sk,
+                               {"amount": amount, **({"reason": reason} if reason else {})})
+        assert status == 200, r
+    q = """query($id: ID!) { payment(id: $id) { capturedAt voidedAt amountRefunded
+        refunds { id amount currency reason createdAt } } }"""
+    status, body = await gql(client, q, {"id": p["id"]}, key=merchant.sk)
+    got = body["data"]["payment"]
+    assert got["capturedAt"] and got["voidedAt"] is None and got["amountRefunded"] == 1345
+    assert [(r["amount"], r["currency"], r["reason"]) for r in got["refunds"]] == [(1000, "KWD", "damaged"),
+                                                                                  (345, "KWD", None)]
+    assert got["refunds"][0]["createdAt"] < got["refunds"][1]["createdAt"]
+    # an authorization not captured: no capture time, no refunds (and no read of them)
+    status, auth_ = await pay(client, merchant.sk, amount=500, currency="SAR", capture=False)
+    status, body = await gql(client, q, {"id": auth_["id"]}, key=merchant.sk)
+    assert body["data"]["payment"]["capturedAt"] is None and body["data"]["payment"]["refunds"] == []

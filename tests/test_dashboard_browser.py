@@ -231,6 +231,9 @@ async def test_refund_in_kwd_equals_the_api(dash):
         dialog.get_by_role("button", name="Confirm refund").click()
         expect(page.get_by_role("status")).to_contain_text("KWD\u00a01.500 refunded")
         expect(page.get_by_test_id("refunded")).to_have_text("KWD\u00a01.500")
+        # the timeline: captured, then the refund with its amount and time
+        expect(page.get_by_test_id("timeline-refund")).to_contain_text("Refunded KWD\u00a01.500")
+        expect(page.locator("#timeline + ol")).to_contain_text("Captured KWD\u00a012.345")
         return default
     default, _ = await dash.run(scenario, session=session)
     assert default == "12.345"

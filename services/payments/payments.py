@@ -672,3 +672,11 @@ async def einvoice_refund(p: Any, amount: int, reason: str | None) -> list[dict]
 
     return await core.notes_for_refund(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
                                        currency=p.currency, amount=amount, reason=reason)
+
+
+async def refunds_of(*, principal: Principal, payment_ids: list[str]) -> dict[str, list[Refund]]:
+    """The refunds of these payments (the caller's), oldest first, by payment id: one read."""
+    out: dict[str, list[Refund]] = {}
+    for r in await Refund.filter(payment_id__in=payment_ids, **principal.scope).order_by("created_at", "id"):
+        out.setdefault(r.payment_id, []).append(r)
+    return out

@@ -5,6 +5,7 @@ import { useMutation, useQuery } from 'urql';
 import { ViewerContext as Ctx, type Viewer } from './viewerContext';
 import { useLocale } from '../i18n/LocaleProvider';
 import { isUnauthenticated } from './client';
+import { csrfToken } from './csrf';
 import { PreferencesMutation, ViewerQuery } from './queries';
 import { Loading, ErrorNote } from './ui';
 
@@ -12,7 +13,10 @@ export type { Viewer };
 export type Permission = keyof NonNullable<Viewer['member']>['permissions'] & string;
 
 export function ViewerProvider({ children }: { children: ReactNode }) {
-  const [{ data, error, fetching }] = useQuery({ query: ViewerQuery, requestPolicy: 'network-only' });
+  // A cookie session always has its JS-readable `qafila_csrf` beside it: without one the member is
+  // signed out, and the sign-in page opens without a request that could only answer 401.
+  const signedIn = csrfToken() !== null;
+  const [{ data, error, fetching }] = useQuery({ query: ViewerQuery, requestPolicy: 'network-only', pause: !signedIn });
   const [, savePreferences] = useMutation(PreferencesMutation);
   const locale = useLocale();
   const location = useLocation();
@@ -29,13 +33,15 @@ export function ViewerProvider({ children }: { children: ReactNode }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [member?.id]);
 
-  // Signed out: the client's error exchange (app/client.ts) loads the sign-in page.
+  const next = encodeURIComponent('/dashboard' + location.pathname + location.search);
+  if (!signedIn) return <Navigate to={`/login?next=${next}`} replace />;
+  // Signed out (an expired session): the client's error exchange (app/client.ts) loads the sign-in page.
   if (error && isUnauthenticated(error)) return <Loading />;
   if (error && !data) return <main className="p-6"><ErrorNote error={error} /></main>;
   if (fetching && !data) return <Loading />;
   if (!data) return <Loading />;
   if (!data.viewer.member) {
-    return <Navigate to={`/login?next=${encodeURIComponent('/dashboard' + location.pathname)}`} replace />;
+    return <Navigate to={`/login?next=${next}`} replace />;
   }
   return <Ctx.Provider value={data.viewer}>{children}</Ctx.Provider>;
 }

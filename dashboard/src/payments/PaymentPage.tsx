@@ -84,6 +84,18 @@ export default function PaymentPage() {
             <h2 id="timeline" className="mb-2 text-lg font-semibold"><FormattedMessage id="payments.timeline" /></h2>
             <ol className="border-s-2 border-emerald-200 ps-4">
               <li className="mb-3"><FormattedMessage id="payments.step.created" /> · <DateTimeText iso={p.createdAt} /></li>
+              {p.capturedAt && (
+                <li className="mb-3"><FormattedMessage id="payments.step.captured" values={{ amount: <Money minor={p.amountCaptured} currency={p.currency} /> }} /> · <DateTimeText iso={p.capturedAt} /></li>
+              )}
+              {p.voidedAt && (
+                <li className="mb-3"><FormattedMessage id="payments.step.voided" /> · <DateTimeText iso={p.voidedAt} /></li>
+              )}
+              {p.refunds.map((r) => (
+                <li key={r.id} className="mb-3" data-testid="timeline-refund">
+                  <FormattedMessage id="payments.step.refunded" values={{ amount: <Money minor={r.amount} currency={r.currency} /> }} />
+                  {r.reason ? <> (<bdi>{r.reason}</bdi>)</> : null} · <DateTimeText iso={r.createdAt} />
+                </li>
+              ))}
               {p.dispute && (
                 <li className="mb-3"><Link className={linkClass} to={`/disputes/${p.dispute.id}`}><FormattedMessage id="payments.step.disputed" /></Link> · <DateTimeText iso={p.dispute.createdAt} /></li>
               )}

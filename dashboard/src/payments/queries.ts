@@ -45,7 +45,8 @@ export const PaymentDetail = graphql(`
   query PaymentDetail($id: ID!) {
     payment(id: $id) {
       ...PaymentRow
-      provider amountCaptured captureMethod declineCode receiptUrl invoiceId
+      provider amountCaptured captureMethod declineCode receiptUrl invoiceId capturedAt voidedAt
+      refunds { id amount currency reason createdAt }
       card { brand last4 networks country }
       wallet { type dynamicLast4 authMethod }
       installments { count installmentAmount firstInstallmentAmount totalAmount commission paidBy program bank }

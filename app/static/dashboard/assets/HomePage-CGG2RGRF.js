@@ -1,4 +1,4 @@
-import{A as e,D as t,M as n,T as r,a as i,c as a,n as o,s,t as c,y as l}from"./index-BcWOxIk6.js";import{a as u,o as d,r as f,s as p,t as m}from"./format-C4eQ6d_O.js";var h=l(`
+import{A as e,D as t,M as n,T as r,a as i,c as a,n as o,s,t as c,y as l}from"./index-y5URSzwJ.js";import{a as u,o as d,r as f,s as p,t as m}from"./format-i6idsRVQ.js";var h=l(`
   query HomeAnalytics($today: Date!) {
     analytics(from: $today, to: $today) { volume transactions approved approvalRate currency }
   }

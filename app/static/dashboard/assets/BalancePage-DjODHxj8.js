@@ -1,4 +1,4 @@
-import{A as e,D as t,T as n,a as r,c as i,g as a,h as o,l as s,m as c,s as l,y as u}from"./index-BcWOxIk6.js";import{a as d,i as f,n as p,o as m,r as h}from"./format-C4eQ6d_O.js";var g=u(`
+import{A as e,D as t,T as n,a as r,c as i,g as a,h as o,l as s,m as c,s as l,y as u}from"./index-y5URSzwJ.js";import{a as d,i as f,n as p,o as m,r as h}from"./format-i6idsRVQ.js";var g=u(`
   query BalancePage {
     balance { available { amount currency } pending { amount currency } }
     inTransit: settlements(first: 50, status: "in_transit") {

@@ -1,4 +1,4 @@
-import{A as e,D as t,E as n,F as r,I as i,O as a,T as o,a as s,c,f as l,g as u,h as d,i as f,k as p,l as m,m as h,o as g,p as _,s as v,t as y,u as b,y as x}from"./index-BcWOxIk6.js";import{i as S,n as C,o as w}from"./format-C4eQ6d_O.js";import{n as T,r as E,t as D}from"./StepUp-DHgPuWvY.js";var O=i(r(),1),k=x(`
+import{A as e,D as t,E as n,F as r,I as i,O as a,T as o,a as s,c,f as l,g as u,h as d,i as f,k as p,l as m,m as h,o as g,p as _,s as v,t as y,u as b,y as x}from"./index-y5URSzwJ.js";import{i as S,n as C,o as w}from"./format-i6idsRVQ.js";import{n as T,r as E,t as D}from"./StepUp-BCOhQuIQ.js";var O=i(r(),1),k=x(`
   query ApiKeys {
     apiKeys(first: 100) {
       edges { node { id name type prefix mode status createdAt lastUsed } }

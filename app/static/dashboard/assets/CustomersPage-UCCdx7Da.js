@@ -1,4 +1,4 @@
-import{A as e,D as t,E as n,F as r,I as i,P as a,T as o,a as s,c,d as l,g as u,h as d,m as f,s as p,u as m,y as h}from"./index-BcWOxIk6.js";import{i as g,n as _,o as v}from"./format-C4eQ6d_O.js";var y=i(r(),1),b=h(`
+import{A as e,D as t,E as n,F as r,I as i,P as a,T as o,a as s,c,d as l,g as u,h as d,m as f,s as p,u as m,y as h}from"./index-y5URSzwJ.js";import{i as g,n as _,o as v}from"./format-i6idsRVQ.js";var y=i(r(),1),b=h(`
   query Customers($first: Int, $after: String, $email: String) {
     customers(first: $first, after: $after, email: $email) {
       totalCount

@@ -1,4 +1,4 @@
-import{A as e,D as t,E as n,F as r,I as i,T as a,a as o,c as s,d as c,i as l,k as u,n as d,o as f,p,s as m,t as h,u as g,x as _,y as v}from"./index-BcWOxIk6.js";import{a as y,d as b,l as x,o as S,s as C}from"./format-C4eQ6d_O.js";var w=i(r(),1),T=v(`
+import{A as e,D as t,E as n,F as r,I as i,T as a,a as o,c as s,d as c,i as l,k as u,n as d,o as f,p,s as m,t as h,u as g,x as _,y as v}from"./index-y5URSzwJ.js";import{a as y,d as b,l as x,o as S,s as C}from"./format-i6idsRVQ.js";var w=i(r(),1),T=v(`
   query DealsBoard {
     crm {
       deals(first: 100) {

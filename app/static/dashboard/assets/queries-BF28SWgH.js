@@ -1,4 +1,4 @@
-import{y as e}from"./index-BcWOxIk6.js";var t=e(`
+import{y as e}from"./index-y5URSzwJ.js";var t=e(`
   query TeamMembers {
     teamMembers(first: 100) {
       edges { node { id email roles twoFactorEnabled createdAt } }

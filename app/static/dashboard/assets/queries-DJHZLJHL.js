@@ -1,4 +1,4 @@
-import{y as e}from"./index-BcWOxIk6.js";var t=e(`
+import{y as e}from"./index-y5URSzwJ.js";var t=e(`
   query Disputes {
     disputes(first: 100) {
       totalCount

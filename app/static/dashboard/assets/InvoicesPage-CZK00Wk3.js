@@ -1,4 +1,4 @@
-import{A as e,D as t,E as n,F as r,I as i,P as a,T as o,a as s,c,d as l,f as u,g as d,h as f,l as p,m,s as h,y as g}from"./index-BcWOxIk6.js";import{a as _,n as v,o as y,r as b}from"./format-C4eQ6d_O.js";var x=i(r(),1),S=g(`
+import{A as e,D as t,E as n,F as r,I as i,P as a,T as o,a as s,c,d as l,f as u,g as d,h as f,l as p,m,s as h,y as g}from"./index-y5URSzwJ.js";import{a as _,n as v,o as y,r as b}from"./format-i6idsRVQ.js";var x=i(r(),1),S=g(`
   query Invoices($first: Int, $after: String, $status: String) {
     invoices(first: $first, after: $after, status: $status) {
       totalCount

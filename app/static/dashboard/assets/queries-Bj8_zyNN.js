@@ -1,4 +1,4 @@
-import{y as e}from"./index-BcWOxIk6.js";e(`
+import{y as e}from"./index-y5URSzwJ.js";e(`
   fragment PaymentRow on Payment {
     id status amount amountRefunded currency paymentMethodType createdAt
     card { brand last4 }
@@ -35,7 +35,8 @@ import{y as e}from"./index-BcWOxIk6.js";e(`
   query PaymentDetail($id: ID!) {
     payment(id: $id) {
       ...PaymentRow
-      provider amountCaptured captureMethod declineCode receiptUrl invoiceId
+      provider amountCaptured captureMethod declineCode receiptUrl invoiceId capturedAt voidedAt
+      refunds { id amount currency reason createdAt }
       card { brand last4 networks country }
       wallet { type dynamicLast4 authMethod }
       installments { count installmentAmount firstInstallmentAmount totalAmount commission paidBy program bank }

@@ -1,1 +1,0 @@
-import{D as e,c as t}from"./index-BcWOxIk6.js";var n=e();function r(){return(0,n.jsx)(t,{titleId:`shell.notFound`,children:(0,n.jsx)(`p`,{})})}export{r as default};
