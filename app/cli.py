@@ -113,7 +113,7 @@ async def _demo(backend: Backend) -> dict:
     from services.principal import Principal
     link = await links.create_link(principal=Principal(merchant.id, False, "secret"),
                                    data={"amount": 15000, "currency": "TRY", "description": "Demo: handmade rug"})
-    return {"merchant_id": merchant.id, **keys, "payment_link": links.url_of(link.id)}
+    return {"merchant_id": merchant.id, "email": email, **keys, "payment_link": links.url_of(link.id)}
 
 
 def settle_heap() -> None:
@@ -146,7 +146,9 @@ async def _serve(args, settings: Settings, index: int = 0) -> None:
             main_url, crm_url = settings.public_url, settings.crm_public_url
             demo = await _demo(backend)
             print(json.dumps(demo), flush=True)
-            print(f"Qafila is running.\n  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
+            print(f"Qafila is running.\n  Dashboard:       {main_url}/dashboard  (sign in as {demo['email']}: "
+                  f"the code is in this log unless QAFILA_SMTP_URL is set)\n"
+                  f"  API and GraphQL: {main_url}/graphql  (GraphiQL in a browser)\n"
                   f"  REST:            {main_url}/api/...  {main_url}/v1/...\n"
                   f"  CRM:             {crm_url}/api/...\n  Health:          {main_url}/health\n"
                   f"  Pay in a browser: {demo['payment_link']}  (test card 4242 4242 4242 4242)\n"
