@@ -1831,6 +1831,74 @@ MERCHANT.update({
                     "only the IBAN's last four characters."),
 })
 
+# ---- merchant /api: marketplace (rest_compat/merchant_marketplace.py, issue 47): sub-merchants,
+# settings, splits, seller balances, payouts and their batches and files. Enumerations from
+# services.money.marketplace.
+from services.money.marketplace import sellers as _sellers, settings as _mkt_settings  # noqa: E402
+
+ID_PREFIXES["*"].update({"sub-merchants": "smr", "sub_merchant": "smr", "sub_merchants": "smr"})
+IBAN_IN = {"type": "string", "maxLength": 64, "pattern": r"^\s*[A-Za-z]{2}[0-9]{2}[A-Za-z0-9\s]{11,}$",
+           "description": "an IBAN of the sub-merchant's country, spaces allowed: its length, format and mod-97 check "
+                          "digits are checked (400 invalid_iban naming the field otherwise)"}
+BIC_IN = {"type": ["string", "null"], "pattern": r"^\s*[A-Za-z0-9]{8}([A-Za-z0-9]{3})?\s*$", "description": "a BIC"}
+PERCENT_IN = {"type": "string", "pattern": r"^\s*(100(\.0{1,4})?|[0-9]{1,2}(\.[0-9]{1,4})?)\s*$",
+              "description": "a percentage from 0 to 100 as text, up to 4 decimals"}
+SMR_ADDRESS = shape({"line1": STR, "line2": null(STR), "city": STR, "postal_code": null(STR)})
+SMR_ADDRESS_IN = body({"line1": text(200, 1), "line2": text(200), "city": text(100, 1), "postal_code": text(20)},
+                      required=("line1", "city"))
+SMR_PAYOUT = shape({"iban": null(STR), "holder_name": null(STR), "bic": null(STR), "purpose": STR,
+                    "hold_until": null(TS)})
+SMR_PAYOUT_IN = body({"iban": IBAN_IN, "holder_name": text(140, 1), "bic": BIC_IN,
+                      "purpose": {"type": "string", "pattern": r"^\s*[A-Z]{4}\s*$",
+                                  "description": "ISO 20022 purpose code (default SUPP)"}},
+                     description="holder_name comes with iban and is the legal_name's words (400 holder_name_mismatch)")
+FEE = shape({"percent": STR, "fixed": INT})
+FEE_IN = body({"percent": PERCENT_IN, "fixed": amount(0)})
+SCHEDULE = shape({"interval": enum(_sellers.INTERVALS), "weekly_anchor": enum(_sellers.WEEKDAYS),
+                  "monthly_anchor": INT, "minimum": INT, "reserve": INT})
+SCHEDULE_IN = body({"interval": enum(_sellers.INTERVALS), "weekly_anchor": enum(_sellers.WEEKDAYS),
+                    "monthly_anchor": {"type": "integer", "minimum": 1, "maximum": 31},
+                    "minimum": amount(0), "reserve": amount(0)})
+REQUIREMENTS = shape({"currently_due": arr(STR), "past_due": arr(STR),
+                      "disabled_reason": null(enum(("requirements.past_due",)))})
+SUB_MERCHANT = shape({
+    "id": STR, "object": const("sub_merchant"), "type": enum(_sellers.TYPES), "legal_name": STR, "email": STR,
+    "country": enum(_sellers.COUNTRIES), "currency": CURRENCY, "address": SMR_ADDRESS, "external_id": null(STR),
+    "tax_id": null(TAX_ID), "registration_number": null(STR), "payout": SMR_PAYOUT, "default_fee": FEE,
+    "auto_release_days": null(INT), "payout_schedule": SCHEDULE, "status": enum(_sellers.STATUSES),
+    "payouts_enabled": BOOL, "requirements": REQUIREMENTS, "livemode": BOOL, "created_at": TS, "updated_at": TS})
+_SMR_IN = {"type": enum(_sellers.TYPES), "legal_name": text(200, 1),
+           "email": {"type": "string", "maxLength": 254, "format": "email"},
+           "country": enum(_sellers.COUNTRIES), "address": SMR_ADDRESS_IN, "external_id": text(200),
+           "tax_id": TAX_ID_IN, "registration_number": text(64, 1), "payout": SMR_PAYOUT_IN, "default_fee": FEE_IN,
+           "auto_release_days": {"type": "integer", "minimum": 1, "maximum": _sellers.MAX_RELEASE_DAYS},
+           "payout_schedule": SCHEDULE_IN}
+SMR_RULES = ("Companies and sole proprietors of SA, TR and EG need tax_id (SA sa_vat; TR tr_vkn with tax_office, or a "
+             "sole proprietor's tr_tckn; EG eg_rin), elsewhere registration_number; a Turkish individual needs a "
+             "tr_tckn. Missing payout details are requirements.currently_due (restricted); 30 days later past_due "
+             "(disabled). A bad field is a 400 naming it; nothing is written.")
+PAYOUT_ACCOUNT = shape({"iban": STR, "name": STR, "bic": null(STR)})
+MARKETPLACE = shape({"object": const("marketplace"), "dispute_policy": enum(_mkt_settings.DISPUTE_POLICIES),
+                     "payout_account": null(PAYOUT_ACCOUNT), "commission_invoices": BOOL, "livemode": BOOL,
+                     "updated_at": null(TS)})
+
+MERCHANT.update({
+    ("POST", "/sub-merchants"): Op(SUB_MERCHANT, body(_SMR_IN, required=("type", "legal_name", "email", "country",
+                                                                         "address")),
+                                   description=SMR_RULES, headers=()),
+    ("GET", "/sub-merchants"): Op(list_of(SUB_MERCHANT, total=None), query=(*PAGE, q("external_id", text(200)))),
+    ("GET", "/sub-merchants/{id}"): Op(SUB_MERCHANT),
+    ("PUT", "/sub-merchants/{id}"): Op(SUB_MERCHANT, body(_SMR_IN),
+                                       description="The fields given; type and country are fixed once set. A changed "
+                                                   "IBAN holds payouts for 72 hours. " + SMR_RULES),
+    ("GET", "/marketplace"): Op(MARKETPLACE),
+    ("PUT", "/marketplace"): Op(MARKETPLACE, {**body({
+        "dispute_policy": enum(_mkt_settings.DISPUTE_POLICIES),
+        "payout_account": {"anyOf": [body({"iban": IBAN_IN, "name": text(140, 1), "bic": BIC_IN},
+                                          required=("iban", "name")), {"type": "null"}]},
+        "commission_invoices": BOOL}), "minProperties": 1}),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors
