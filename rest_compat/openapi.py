@@ -1899,6 +1899,50 @@ MERCHANT.update({
         "commission_invoices": BOOL}), "minProperties": 1}),
 })
 
+# ---- marketplace splits (services.money.marketplace.splits) on /api payments and /v1 intents, the split
+# objects, and a seller's balance.
+from services.money.marketplace import splits as _splits  # noqa: E402
+
+ID_PREFIXES["*"].update({"splits": "spl", "split": "spl"})
+SPLIT = shape({"id": STR, "object": const("split"), "payment": STR, "sub_merchant": STR, "reference": null(STR),
+               "currency": CURRENCY, "line_amount": INT, "fee": INT, "amount": INT, "release": enum(_splits.RELEASES),
+               "status": enum(_splits.STATUSES), "auto_release_at": null(TS), "released_at": null(TS),
+               "amount_refunded": INT, "amount_reversed": INT, "fee_refunded": INT, "amount_disputed": INT,
+               "livemode": BOOL, "created_at": TS})
+SPLIT_LINE_IN = body({"sub_merchant": id_schema("smr"), "reference": text(140),
+                      "amount": amount(), "line_amount": amount(), "fee_percent": PERCENT_IN,
+                      "fee_fixed": amount(0), "release": enum(_splits.RELEASES)},
+                     required=("sub_merchant",),
+                     description="amount (the seller's share, no fee) or line_amount (the line's price: the fee is "
+                                 "half-up(line_amount x fee_percent / 100) + fee_fixed, default the sub-merchant's "
+                                 "default_fee; the seller gets line_amount - fee)")
+SPLITS_IN = {**arr(SPLIT_LINE_IN, maxItems=_splits.MAX_LINES),
+             "description": "marketplace split lines, in the sub-merchants' currency; they add up to at most the "
+                            "amount (400 splits_exceed_amount); an unknown or another platform's sub_merchant is a 400 "
+                            "resource_missing naming splits[i].sub_merchant; a disabled one 400 sub_merchant_disabled"}
+for _table, _route in ((MERCHANT, ("POST", "/payments/create")), (V1, ("POST", "/payments/intent"))):
+    _table[_route].request["properties"]["splits"] = SPLITS_IN
+for _schema in (PAYMENT, INTENT):
+    _schema["properties"]["splits"] = {**arr(SPLIT), "description": "in the create's answer when splits were given"}
+SELLER_BALANCE = shape({"object": const("balance"), "sub_merchant": STR, "livemode": BOOL,
+                        **{k: arr(AMOUNT_CUR) for k in ("held", "pending", "available", "reserve", "in_payout",
+                                                          "paid_out")}},
+                       description="the seller's money in its currency: held (not released), pending (released, until "
+                                   "the payment's settlement date), available (may be negative), reserve (what "
+                                   "payout_schedule.reserve keeps of it), in_payout, paid_out")
+
+MERCHANT.update({
+    ("GET", "/sub-merchants/{id}/balance"): Op(SELLER_BALANCE),
+    ("GET", "/splits"): Op(list_of(SPLIT, total=None),
+                           query=(*PAGE, q("payment", id_schema("pay")), q("sub_merchant", id_schema("smr")),
+                                  q("status", enum(_splits.STATUSES)))),
+    ("GET", "/splits/{id}"): Op(SPLIT),
+    ("POST", "/splits/{id}/release"): Op(SPLIT, body({}), description="held -> released (else 400 invalid_state)"),
+    ("POST", "/splits/{id}/hold"): Op(SPLIT, body({}),
+                                      description="released (not paid out: else 400 split_paid_out) or held -> held, "
+                                                  "its auto-release stopped"),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors

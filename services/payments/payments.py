@@ -27,7 +27,8 @@ from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRu
 from models.receipts import Receipt
 from services import events, idempotency
 from services.identity import audit
-from services.money import analytics, dispute_view, ledger, markets
+from services.money import analytics, dispute_view, ledger, markets, settlement
+from services.money.marketplace import splits as marketplace_splits
 from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
 from services.payments.wallets import service as wallets
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
@@ -68,6 +69,8 @@ class CreateRequest:
     wallet_value: Any = None                 # apple_pay / google_pay: the `{token}` object, read at execute
     wallet: Any = None                       # its services.payments.wallets.service.WalletCard, once read
     eta_receipt: bool = False                # an ETA e-receipt asked for (EGP; services.einvoicing.eta)
+    splits_raw: Any = None                   # marketplace split lines as sent (services.money.marketplace.splits)
+    split_lines: list = field(default_factory=list)   # ... once checked against the sellers
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -103,6 +106,7 @@ def parse_create(data: dict) -> CreateRequest:
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     invoice = f.bool("invoice", default=False)
     eta_receipt = check_eta_receipt(f, currency)
+    splits_raw = f._get("splits", False) if f.has("splits") else None
     f.reject_unknown(also=("idempotency_key",))
     if invoice and currency != "TRY":
         raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment asks for one", param="invoice")
@@ -125,7 +129,7 @@ def parse_create(data: dict) -> CreateRequest:
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
                          metadata=metadata, description=description, invoice=invoice, wallet_value=(kind, wallet_value)
-                         if wallet_value is not None else None, eta_receipt=eta_receipt)
+                         if wallet_value is not None else None, eta_receipt=eta_receipt, splits_raw=splits_raw)
 
 
 def check_eta_receipt(f: Fields, currency: str) -> bool:
@@ -180,6 +184,8 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         raise ValidationError("request body must be a JSON object")
     key = idempotency.check_key(idempotency_key or data.get("idempotency_key"))
     req = parse_create(data)
+    req.split_lines = await marketplace_splits.parse(req.splits_raw, principal=principal, amount=req.amount,
+                                                     currency=req.currency)
     return await idempotency.run(       # the fingerprint (a deep copy, a card HMAC) only with a key
         principal=principal, operation="payments.create", key=key,
         params=_fingerprint_params(data) if key is not None else None,
@@ -428,6 +434,13 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         eta = eta_receipt_request(p, asked=req.eta_receipt, now=now)
         if eta is not None:
             rows.append(eta)
+    if req.split_lines:         # the marketplace's split lines (and, captured, the sellers' ledger legs)
+        split_rows, new_splits = marketplace_splits.rows_for_create(
+            req.split_lines, merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id, now=now,
+            status={"succeeded": "captured", "authorized": "pending"}.get(p.status, "canceled"),
+            available_on=settlement.settlement_date(market, now))
+        rows += split_rows
+        marketplace_splits.attach(p, new_splits)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows += events.rows(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
@@ -542,7 +555,10 @@ async def capture_payment(*, principal: Principal, payment_id: str, data: dict |
         p.status, p.amount_captured, p.fee, p.captured_at, p.updated_at = "captured", amount, fee, now, now
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
                           legs=ledger.capture_legs(amount, fee), payment_id=p.id)
-        await lookup.upsert(analytics.money_rows(p, await markets.market_of(p.merchant_id), now, captured=amount))
+        market = await markets.market_of(p.merchant_id)
+        await marketplace_splits.on_capture(payment_id=p.id, captured=amount, now=now,
+                                            available_on=settlement.settlement_date(market, now))
+        await lookup.upsert(analytics.money_rows(p, market, now, captured=amount))
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.captured",
                           obj=event_object(p))
         await receipts.enqueue_payment(p)
@@ -564,6 +580,7 @@ async def void_payment(*, principal: Principal, payment_id: str, data: dict | No
         if not changed:
             raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
         p.status, p.voided_at, p.updated_at = "voided", now, now
+        await marketplace_splits.on_cancel(payment_id=p.id, now=now)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.voided", obj=event_object(p))
     return p
 

@@ -19,6 +19,8 @@ from services import tax_ids
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
 from services.infra import clock
+from services.money import markets
+from services.money.marketplace import seller_ledger
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
@@ -352,3 +354,14 @@ async def list_sub_merchants(*, principal: Principal, limit=None, starting_after
 
 async def now_for(principal: Principal) -> datetime:
     return await clock.now_for(principal)
+
+
+async def today_of(merchant_id: str, now: datetime):
+    """The platform's local day at `now` (its market's time zone)."""
+    return markets.local_date(await markets.market_of(merchant_id), now)
+
+
+async def get_balance(*, principal: Principal, sub_merchant_id: str) -> dict:
+    s = await get_sub_merchant(principal=principal, sub_merchant_id=sub_merchant_id)
+    today = await today_of(principal.merchant_id, await now_for(principal))
+    return seller_ledger.balance_object(s, await seller_ledger.buckets(s, today))
