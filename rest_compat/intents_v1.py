@@ -81,7 +81,10 @@ async def payments_refund(call: Call) -> dict:
     """The intent after the refund, and the refund it made (`refund`)."""
     r = await intent_refunds.refund_intent(principal=call.principal, intent_id=call.params["id"],
                                            data=await call.body(), idempotency_key=call.idempotency_key)
-    return {**intents.intent_object(r.intent), "refund": intent_refunds.refund_object(r.refund)}
+    out = {**intents.intent_object(r.intent), "refund": intent_refunds.refund_object(r.refund)}
+    if r.split_reversals:
+        out["split_reversals"] = r.split_reversals
+    return out
 
 
 async def payment_methods_create(call: Call) -> dict:

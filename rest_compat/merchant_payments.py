@@ -130,7 +130,8 @@ async def payments_refund(call: Call) -> dict:
                                       data=await call.body())
     return {"id": r.payment.id, "status": r.payment.status, "refund_id": r.refund.id, "amount": r.refund.amount,
             "currency": r.refund.currency, "amount_refunded": r.payment.amount_refunded,
-            "reason": r.refund.reason, "note": r.notes[0] if r.notes else None}
+            "reason": r.refund.reason, "note": r.notes[0] if r.notes else None,
+            **({"split_reversals": r.split_reversals} if r.split_reversals else {})}
 
 
 ROUTES: list[Route] = [

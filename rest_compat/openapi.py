@@ -1931,6 +1931,20 @@ SELLER_BALANCE = shape({"object": const("balance"), "sub_merchant": STR, "livemo
                                    "the payment's settlement date), available (may be negative), reserve (what "
                                    "payout_schedule.reserve keeps of it), in_payout, paid_out")
 
+SPLIT_REVERSAL = shape({"split": STR, "amount": INT, "amount_reversed": INT, "fee_refunded": INT})
+_REFUND_SPLIT_IN = {
+    "split": {**id_schema("spl"), "description": "refund this split line only (else: spread over the lines and the "
+                                                 "platform's rest by largest remainder)"},
+    "reverse_split": {"type": "boolean", "description": "debit the sellers their lines' refunded parts"},
+    "refund_platform_fee": {"type": "boolean", "description": "with reverse_split (default true): credit the sellers "
+                                                              "the fee's share half-up(R x fee / line_amount)"}}
+for _table in (MERCHANT, V1):
+    _op = _table[("POST", "/payments/{id}/refund")]
+    _op.request["properties"].update(_REFUND_SPLIT_IN)
+    _resp = dict(_op.response, properties={**_op.response["properties"], "split_reversals": {
+        **arr(SPLIT_REVERSAL), "description": "a split payment's: each line's part of the refund"}})
+    _table[("POST", "/payments/{id}/refund")] = replace(_op, response=_resp)
+
 MERCHANT.update({
     ("GET", "/sub-merchants/{id}/balance"): Op(SELLER_BALANCE),
     ("GET", "/splits"): Op(list_of(SPLIT, total=None),

@@ -28,7 +28,7 @@ from models.receipts import Receipt
 from services import events, idempotency
 from services.identity import audit
 from services.money import analytics, dispute_view, ledger, markets, settlement
-from services.money.marketplace import splits as marketplace_splits
+from services.money.marketplace import reversals as marketplace_reversals, splits as marketplace_splits
 from services.payments import cards, customers, installments, methods, pricing, receipts, risk, routing
 from services.payments.wallets import service as wallets
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
@@ -590,25 +590,33 @@ class RefundResult:
     payment: Payment
     refund: Refund
     notes: list[dict] = field(default_factory=list)     # the e-invoice notes the refund caused
+    split_reversals: list[dict] | None = None           # a split payment's: each line's part (marketplace)
 
 
 async def refund_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> RefundResult:
     """Refund all that is left, or `amount`; repeatable until the captured amount is refunded."""
-    amount, reason = parse_refund(data)
+    amount, reason = parse_refund(data, also=marketplace_reversals.REFUND_FIELDS)
+    opts = marketplace_reversals.parse_options(data)
+    refund_id = new_id("ref")
     async with in_transaction():
         p = await _locked(principal, payment_id)
         if p.status not in REFUNDABLE:
             raise _refuse(p, "refunded", "only a succeeded or captured payment can be refunded")
         amount = refund_amount(what=f"Payment {p.id}", captured=p.amount_captured, refunded=p.amount_refunded,
                                amount=amount, obj=p)
-        reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         now = runtime().clock.now()
+        # A split payment's sellers first (their reversals), then the provider's refund.
+        reversals = await marketplace_reversals.on_refund(payment_id=p.id, payment_amount=p.amount,
+                                                          refunded_before=p.amount_refunded,
+                                                          refund_amount=amount, refund_id=refund_id, opts=opts,
+                                                          now=now)
+        reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         changed = await Payment.filter(id=p.id, amount_refunded=p.amount_refunded, status=p.status).update(
             status="refunded", amount_refunded=p.amount_refunded + amount, updated_at=now)
         if not changed:
             raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
         p.status, p.amount_refunded, p.updated_at = "refunded", p.amount_refunded + amount, now
-        refund = await Refund.create(id=new_id("ref"), payment_id=p.id, merchant_id=p.merchant_id,
+        refund = await Refund.create(id=refund_id, payment_id=p.id, merchant_id=p.merchant_id,
                                      livemode=p.livemode, amount=amount, currency=p.currency, reason=reason,
                                      status="succeeded", provider_reference=reference, created_at=now)
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
@@ -618,7 +626,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
     notes = await einvoice_refund(p, amount, reason)
-    return RefundResult(payment=p, refund=refund, notes=notes)
+    return RefundResult(payment=p, refund=refund, notes=notes, split_reversals=reversals or None)
 
 
 # The money rules of a refund, shared by `/api` payments (above) and `/v1` intents
