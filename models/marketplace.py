@@ -46,7 +46,8 @@ class SubMerchant(Model):
     auto_release_days = fields.IntField(null=True)
     payout_schedule = fields.JSONField()                          # {interval, weekly_anchor, monthly_anchor, minimum, reserve}
     carry = fields.BigIntField(default=0)
-    last_payout_on = fields.DateField(null=True)                  # the local day of the last scheduled payout
+    customer_id = fields.CharField(max_length=40, null=True)      # cus_...: the buyer of its commission invoices
+    last_payout_on = fields.DateField(null=True)                  # the last local day the payout schedule ran
     due_since = fields.DatetimeField(null=True)                   # since when payout details are due
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
@@ -127,11 +128,13 @@ class PayoutBatch(Model):
     currency = fields.CharField(max_length=3)
     count = fields.IntField()
     total = fields.BigIntField()
+    run_day = fields.DateField(null=True)                         # the platform's local day of a scheduled batch
     created_at = fields.DatetimeField()
 
     class Meta:
         table = "marketplace_payout_batches"
         indexes = (("merchant_id", "livemode", "created_at"),)
+        unique_together = (("merchant_id", "livemode", "currency", "run_day"),)
 
 
 class Payout(Model):

@@ -3,9 +3,11 @@ settings, splits, seller balances, payouts and payout batches (with their bank f
 payouts' test helpers. Parse -> call services.money.marketplace -> shape."""
 from __future__ import annotations
 
+from aiohttp import web
+
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
-from services.money.marketplace import sellers, settings, splits
+from services.money.marketplace import commission, files, payouts, sellers, settings, splits
 
 
 # ---------------------------------------------------------------- sub-merchants
@@ -72,12 +74,67 @@ async def splits_hold(call: Call) -> dict:
                                                        data=await call.body()))
 
 
+# ---------------------------------------------------------------- payouts and batches
+
+async def payouts_list(call: Call) -> dict:
+    q = call.query
+    p = await payouts.list_payouts(principal=call.principal, limit=q.get("limit"),
+                                   starting_after=q.get("starting_after"), sub_merchant=q.get("sub_merchant"),
+                                   batch=q.get("batch"), status=q.get("status"))
+    return page([payouts.payout_object(x) for x in p.items], p)
+
+
+async def payouts_get(call: Call) -> dict:
+    return payouts.payout_object(await payouts.get_payout(principal=call.principal, payout_id=call.params["id"]))
+
+
+async def payouts_statement(call: Call) -> web.Response:
+    text = await payouts.statement_csv(principal=call.principal, payout_id=call.params["id"])
+    return web.Response(text=text, content_type="text/csv", charset="utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{call.params["id"]}-statement.csv"'})
+
+
+async def payout_batches_create(call: Call) -> dict:
+    b, made = await payouts.create_batch(principal=call.principal, data=await call.body())
+    return payouts.batch_object(b, made)
+
+
+async def payout_batches_list(call: Call) -> dict:
+    q = call.query
+    p = await payouts.list_batches(principal=call.principal, limit=q.get("limit"),
+                                   starting_after=q.get("starting_after"))
+    return page([payouts.batch_object(b) for b in p.items], p)
+
+
+async def payout_batches_get(call: Call) -> dict:
+    b, made = await payouts.get_batch(principal=call.principal, batch_id=call.params["id"])
+    return payouts.batch_object(b, made)
+
+
+async def payout_batches_file(call: Call) -> web.Response:
+    body, media, name = await files.batch_file(principal=call.principal, batch_id=call.params["id"],
+                                               fmt=call.query.get("format"))
+    return web.Response(body=body, content_type=media, charset="utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _settle(outcome: str):
+    async def handler(call: Call) -> dict:
+        await call.body()
+        return payouts.payout_object(await commission.settle(principal=call.principal, payout_id=call.params["id"],
+                                                             outcome=outcome))
+    handler.__name__ = f"test_payout_{outcome}"
+    return handler
+
+
 SUB_MERCHANT_FIELDS = ("type", "legal_name", "email", "country", "address", "external_id", "tax_id",
                        "registration_number", "payout", "default_fee", "auto_release_days", "payout_schedule")
 _SMR = ("id", "object", "type", "legal_name", "country", "currency", "payout", "status", "payouts_enabled",
         "requirements")
 _MKT = ("dispute_policy", "payout_account", "commission_invoices")
 _SPL = ("id", "object", "payment", "sub_merchant", "line_amount", "fee", "amount", "release", "status")
+_PO = ("id", "object", "batch", "sub_merchant", "amount", "currency", "status")
+_PB = ("id", "object", "currency", "count", "total")
 _BAL = ("held", "pending", "available", "reserve", "in_payout", "paid_out")
 
 ROUTES: list[Route] = [
@@ -96,6 +153,26 @@ ROUTES: list[Route] = [
           response_fields=_SPL),
     Route("POST", "/splits/{id}/hold", splits_hold, summary="Hold a split (a released one while not paid out)",
           response_fields=_SPL),
+    Route("GET", "/payouts", payouts_list, summary="List payouts to sub-merchants, newest first",
+          response_fields=("data", "has_more")),
+    Route("GET", "/payouts/{id}", payouts_get, summary="Retrieve a payout", response_fields=_PO),
+    Route("GET", "/payouts/{id}/statement", payouts_statement,
+          summary="A payout's statement (CSV): its lines adding up to the payout"),
+    Route("POST", "/payout-batches", payout_batches_create, status=201,
+          summary="Pay the sub-merchants of a currency now, in one batch", request_fields=("currency", "sub_merchants"),
+          response_fields=_PB),
+    Route("GET", "/payout-batches", payout_batches_list, summary="List payout batches, newest first",
+          response_fields=("data", "has_more")),
+    Route("GET", "/payout-batches/{id}", payout_batches_get, summary="Retrieve a payout batch with its payouts",
+          response_fields=_PB),
+    Route("GET", "/payout-batches/{id}/file", payout_batches_file,
+          summary="The batch's bank file: ISO 20022 pain.001.001.09 (XML) or CSV"),
+    Route("POST", "/test-helpers/payouts/{id}/paid", _settle("paid"), summary="Test mode: the bank paid a payout",
+          response_fields=_PO),
+    Route("POST", "/test-helpers/payouts/{id}/failed", _settle("failed"),
+          summary="Test mode: a payout failed (its money is available again)", response_fields=_PO),
+    Route("POST", "/test-helpers/payouts/{id}/returned", _settle("returned"),
+          summary="Test mode: a paid payout came back (credited again; payout.iban due)", response_fields=_PO),
     Route("GET", "/marketplace", marketplace_get, summary="The marketplace settings", response_fields=_MKT),
     Route("PUT", "/marketplace", marketplace_update, summary="Update the marketplace settings",
           request_fields=_MKT, response_fields=_MKT),

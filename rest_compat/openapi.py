@@ -1957,6 +1957,48 @@ MERCHANT.update({
                                                   "its auto-release stopped"),
 })
 
+# ---- marketplace payouts, batches, files, statements and test helpers (services.money.marketplace.payouts)
+from services.money.marketplace import files as _mk_files, payouts as _payouts  # noqa: E402
+
+ID_PREFIXES["*"].update({"payouts": "po", "payout": "po", "payout-batches": "pb", "batch": "pb"})
+PAYOUT = shape({"id": STR, "object": const("payout"), "batch": STR, "sub_merchant": STR, "amount": INT,
+                "currency": CURRENCY, "iban": STR, "holder_name": STR, "purpose": STR, "reference": STR,
+                "status": enum(_payouts.STATUSES), "commission_invoice": null(STR), "paid_at": null(TS),
+                "livemode": BOOL, "created_at": TS})
+PAYOUT_BATCH = shape({"id": STR, "object": const("payout_batch"), "currency": CURRENCY, "count": INT, "total": INT,
+                      "livemode": BOOL, "created_at": TS, "payouts": arr(PAYOUT)}, optional=("payouts",))
+_SETTLE = "Test mode only (a live key: 400 test_mode_only). "
+
+MERCHANT.update({
+    ("GET", "/payouts"): Op(list_of(PAYOUT, total=None),
+                            query=(*PAGE, q("sub_merchant", id_schema("smr")), q("batch", id_schema("pb")),
+                                   q("status", enum(_payouts.STATUSES)))),
+    ("GET", "/payouts/{id}"): Op(PAYOUT),
+    ("GET", "/payouts/{id}/statement"): Op(
+        None, media="text/csv",
+        description="CSV " + ", ".join(_payouts.STATEMENT_COLUMNS) + "; types split, reversal, fee_refund, dispute, "
+                    "dispute_won, carried_in, carried_forward; amounts in the currency's decimals, adding up to the "
+                    "payout."),
+    ("POST", "/payout-batches"): Op(
+        PAYOUT_BATCH, body({"currency": enum(sorted(set(_sellers.COUNTRY_CURRENCY.values()))),
+                            "sub_merchants": arr(id_schema("smr"), maxItems=500)}, required=("currency",)),
+        description="Pays now every sub-merchant of the currency (or those named) whose payouts are enabled and whose "
+                    "payable (available - reserve; 3-decimal currencies in multiples of 10 fils) reaches its "
+                    "minimum; none: 400 nothing_to_pay."),
+    ("GET", "/payout-batches"): Op(list_of(PAYOUT_BATCH, total=None), query=PAGE),
+    ("GET", "/payout-batches/{id}"): Op(PAYOUT_BATCH),
+    ("GET", "/payout-batches/{id}/file"): Op(
+        None, media="application/xml", also_media=("text/csv",), query=(q("format", enum(_mk_files.FORMATS)),),
+        description="format=pain.001.001.09 (default): ISO 20022 XML debiting the platform's payout_account (unset: "
+                    "400 payout_account_required); format=csv: " + ", ".join(_mk_files.CSV_COLUMNS) + "."),
+    ("POST", "/test-helpers/payouts/{id}/paid"): Op(PAYOUT, body({}), description=_SETTLE + "pending -> paid "
+                                                    "(with its commission invoice); else 400 invalid_state"),
+    ("POST", "/test-helpers/payouts/{id}/failed"): Op(PAYOUT, body({}), description=_SETTLE + "pending -> failed: "
+                                                      "the money is available again; else 400 invalid_state"),
+    ("POST", "/test-helpers/payouts/{id}/returned"): Op(PAYOUT, body({}), description=_SETTLE + "paid -> returned: "
+                                                        "credited again, payout.iban due; else 400 invalid_state"),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors

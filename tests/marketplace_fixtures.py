@@ -12,8 +12,9 @@ IBANS = {"SA": "SA0380000000608010167519", "AE": "AE070331234567890123456",
 ADDRESS = {"line1": "King Fahd Road 1", "city": "Riyadh"}
 
 
-def seller_body(country: str = "SA", kind: str = "company", name: str = "Nakheel Trading Co.", payout: bool = True,
-                **extra) -> dict:
+def seller_body(country: str = "SA", kind: str = "company", name: str = "Nakheel Trading Co.",
+                payout: bool | dict = True, **extra) -> dict:
+    """A valid sub-merchant body; `payout`: True (the country's registry IBAN), False (none) or the object."""
     body: dict = {"type": kind, "legal_name": name, "email": "seller@example.com", "country": country,
                   "address": ADDRESS}
     if kind != "individual" or country == "TR":
@@ -26,7 +27,9 @@ def seller_body(country: str = "SA", kind: str = "company", name: str = "Nakheel
             body["tax_id"] = {"type": "eg_rin", "value": "123456789"}
         elif kind != "individual":
             body["registration_number"] = "CR-12345"
-    if payout:
+    if isinstance(payout, dict):
+        body["payout"] = payout
+    elif payout:
         body["payout"] = {"iban": IBANS[country], "holder_name": name}
     body.update(extra)
     return body

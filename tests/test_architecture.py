@@ -97,7 +97,7 @@ async def test_every_domain_job_kind_is_registered_at_start(client):
                                                 "bnpl.authorization_expire", "zatca.submit",
                                                 "einvoicing.submit", "gib.report", "gib.payment_invoice",
                                                 "gib.intent_invoice", "eta.receipt_build", "eta.receipt_submit",
-                                                    "marketplace.split_release"]
+                                                    "marketplace.split_release", "marketplace.payouts"]
 
 
 # ---------------------------------------------------------------- app/checkout: no circle either

@@ -82,9 +82,10 @@ async def test_a_dispute_debits_the_sellers_by_the_policy_and_a_won_one_credits_
                                                                                      policy, debits):
     status, _ = await call(client, "PUT", "/api/marketplace", merchant.sk, {"dispute_policy": policy})
     assert status == 200
-    a = await make_seller(client, merchant.sk, "SA")
-    b = await make_seller(client, merchant.sk, "SA", name="Dar Al Kutub")
     clock.set(at(2026, 2, 4, 9, 0))
+    manual = {"interval": "manual"}          # nothing paid out while the dispute runs
+    a = await make_seller(client, merchant.sk, "SA", payout_schedule=manual)
+    b = await make_seller(client, merchant.sk, "SA", name="Dar Al Kutub", payout_schedule=manual)
     p = await split_payment(client, merchant.sk, a["id"], b["id"], number=DISPUTE_CARD)
     await run_until(clock, merchant.id, at(2026, 2, 5, 9, 0))
     assert await available(client, merchant.sk, a["id"]) == 5400 - debits[0]

@@ -269,7 +269,8 @@ async def create_sub_merchant(*, principal: Principal, data: Any) -> SubMerchant
                     legal_name=legal_name, email=email, country=country, currency=COUNTRY_CURRENCY[country],
                     address=address, external_id=external_id, tax_id=tax_id, registration_number=registration_number,
                     payout=payout, default_fee=fee, auto_release_days=release_days, payout_schedule=schedule,
-                    due_since=now, created_at=now, updated_at=now)
+                    due_since=now, last_payout_on=await today_of(principal.merchant_id, now), created_at=now,
+                    updated_at=now)
     async with in_transaction():
         await s.save(force_create=True)
         await events.emit(merchant_id=s.merchant_id, livemode=s.livemode, type="sub_merchant.updated",
