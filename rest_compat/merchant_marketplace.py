@@ -7,6 +7,7 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
+from services.validation import Fields
 from services.money.marketplace import commission, files, payouts, sellers, settings, splits
 
 
@@ -120,7 +121,7 @@ async def payout_batches_file(call: Call) -> web.Response:
 
 def _settle(outcome: str):
     async def handler(call: Call) -> dict:
-        await call.body()
+        Fields(await call.body()).reject_unknown()
         return payouts.payout_object(await commission.settle(principal=call.principal, payout_id=call.params["id"],
                                                              outcome=outcome))
     handler.__name__ = f"test_payout_{outcome}"

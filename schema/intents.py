@@ -18,6 +18,7 @@ from schema.einvoicing import InvoiceGib, gib_of
 from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
+from schema.marketplace import Split, splits_of
 from services.payments import intent_refunds, intents
 from services.errors import NotFound
 
@@ -150,6 +151,10 @@ class PaymentIntent(Node):
         default=None, description="The invoice made for a TRY intent that asked for one (invoice: true), once it "
                                   "succeeded and the scheduler made it")
     gib: InvoiceGib | None = strawberry.field(default=None, description="That invoice's GİB e-document")
+
+    @strawberry.field(description="The marketplace's split lines (spl_) of this payment")
+    async def splits(self, info: Info[Context, None]) -> list[Split]:
+        return await splits_of(info, str(self.id))
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:

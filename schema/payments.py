@@ -22,6 +22,7 @@ from services.money import dispute_view
 from services.payments import cards, customers, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
+from schema.marketplace import Split, splits_of
 
 
 # ---------------------------------------------------------------- types
@@ -256,6 +257,10 @@ class Payment(Node):
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
         return await load_receipt(info, str(self.id))
+
+    @strawberry.field(description="The marketplace's split lines (spl_) of this payment")
+    async def splits(self, info: Info[Context, None]) -> list[Split]:
+        return await splits_of(info, str(self.id))
 
     @strawberry.field(description="The cardholder's dispute of this payment; null when it is not disputed")
     async def dispute(self, info: Info[Context, None]) -> Dispute | None:
