@@ -6,6 +6,8 @@ from tortoise.fields.data import JSON_DUMPS
 from tortoise import fields
 from tortoise.indexes import Index
 
+from migrations._keys import DropForeignKey
+
 class Migration(migrations.Migration):
     dependencies = [('core', '0004_require_two_factor')]
 
@@ -150,5 +152,37 @@ class Migration(migrations.Migration):
             ],
             options={'table': 'sub_merchants', 'app': 'marketplace', 'indexes': [Index(fields=['merchant_id', 'livemode', 'created_at'])], 'pk_attr': 'id', 'table_description': 'A seller of the platform (`smr_`). `payout` holds {iban, holder_name, bic, purpose}; `carry`'},
             bases=['Model'],
+        ),
+        # No database constraint on merchant_id (migrations/_keys.py): a split's, ledger leg's or payout's
+        # insert would lock the merchant's row FOR KEY SHARE.
+        DropForeignKey(
+            model_name='MarketplaceSettings',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='marketplace_settings', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='Payout',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='marketplace_payouts', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='PayoutBatch',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='payout_batches', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='SellerEntry',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='seller_entries', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='Split',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='marketplace_splits', on_delete=OnDelete.CASCADE),
+        ),
+        DropForeignKey(
+            model_name='SubMerchant',
+            name='merchant',
+            field=fields.ForeignKeyField('core.Merchant', source_field='merchant_id', db_constraint=False, to_field='id', related_name='sub_merchants', on_delete=OnDelete.CASCADE),
         ),
     ]
