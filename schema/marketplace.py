@@ -108,8 +108,12 @@ class SubMerchant(Node):
 
     @strawberry.field(description="held, pending, available, reserve, in payout, paid out")
     async def balance(self, info: Info[Context, None]) -> SubMerchantBalance:
-        return SubMerchantBalance.of(await sellers.get_balance(principal=info.context.principal,
-                                                               sub_merchant_id=str(self.id)))
+        principal = info.context.principal
+
+        async def batch(keys: list[str]):
+            found = await sellers.balances_of(principal=principal, ids=list(keys))
+            return [found.get(k) for k in keys]
+        return SubMerchantBalance.of(await info.context.loader("BalanceBySubMerchantLoader", batch).load(str(self.id)))
 
     @classmethod
     def of(cls, s, now: datetime) -> SubMerchant:

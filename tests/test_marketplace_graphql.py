@@ -25,7 +25,7 @@ query($id: ID!, $pay: ID!, $split: ID!) {
   payment(id: $pay) { splits { id amount fee lineAmount status subMerchant } }
   split(id: $split) { id status release }
   marketplace { disputePolicy commissionInvoices payoutAccount { iban } }
-  subMerchants(first: 10) { totalCount edges { node { id } } }
+  subMerchants(first: 10) { totalCount edges { node { id balance { pending { amount } } } } }
 }"""
 
 HOLD = """
@@ -81,6 +81,7 @@ async def test_sub_merchant_create_read_and_splits_over_graphql(client, merchant
     assert d["split"] == {"id": sid, "status": "released", "release": "on_capture"}
     assert d["marketplace"] == {"disputePolicy": "platform", "commissionInvoices": True, "payoutAccount": None}
     assert d["subMerchants"]["totalCount"] == 1
+    assert d["subMerchants"]["edges"][0]["node"]["balance"] == {"pending": [{"amount": 3800}]}
 
     status, body = await gql(client, HOLD, {"id": sid}, key=merchant.sk)
     assert body["data"]["splitHold"] == {"split": {"id": sid, "status": "held"}, "userErrors": []}

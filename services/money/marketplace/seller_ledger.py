@@ -58,16 +58,28 @@ async def post(**kw) -> list[SellerEntry]:
 async def buckets(s: SubMerchant, today: date) -> dict[str, int]:
     """held, pending, available, reserve, in_payout, paid_out of one seller (minor units of its
     currency) on the platform's local day `today`."""
-    sums = await (SellerEntry.filter(sub_merchant_id=s.id).annotate(total=Sum("amount"))
-                  .group_by("account").values("account", "total"))
-    by_account = {r["account"]: -int(r["total"] or 0) for r in sums}
-    pending = await (SellerEntry.filter(sub_merchant_id=s.id, account=BALANCE, available_on__gt=today)
-                     .annotate(total=Sum("amount")).values("total"))
-    pending_total = -int((pending[0]["total"] if pending else 0) or 0)
-    available = by_account.get(BALANCE, 0) - pending_total
-    reserve = min(int((s.payout_schedule or {}).get("reserve") or 0), max(available, 0))
-    return {"held": by_account.get(HELD, 0), "pending": pending_total, "available": available, "reserve": reserve,
-            "in_payout": by_account.get(IN_PAYOUT, 0), "paid_out": by_account.get(BANK, 0)}
+    return (await buckets_of([s], today))[s.id]
+
+
+async def buckets_of(subs: Sequence[SubMerchant], today: date) -> dict[str, dict[str, int]]:
+    """The same of several sellers, in two grouped reads (GraphQL's balance of a list)."""
+    ids = [s.id for s in subs]
+    sums = await (SellerEntry.filter(sub_merchant_id__in=ids).annotate(total=Sum("amount"))
+                  .group_by("sub_merchant_id", "account").values("sub_merchant_id", "account", "total"))
+    pend = await (SellerEntry.filter(sub_merchant_id__in=ids, account=BALANCE, available_on__gt=today)
+                  .annotate(total=Sum("amount")).group_by("sub_merchant_id").values("sub_merchant_id", "total"))
+    by: dict[str, dict[str, int]] = {i: {} for i in ids}
+    for r in sums:
+        by[r["sub_merchant_id"]][r["account"]] = -int(r["total"] or 0)
+    pending_of = {r["sub_merchant_id"]: -int(r["total"] or 0) for r in pend}
+    out: dict[str, dict[str, int]] = {}
+    for s in subs:
+        acc, pending = by[s.id], pending_of.get(s.id, 0)
+        available = acc.get(BALANCE, 0) - pending
+        reserve = min(int((s.payout_schedule or {}).get("reserve") or 0), max(available, 0))
+        out[s.id] = {"held": acc.get(HELD, 0), "pending": pending, "available": available, "reserve": reserve,
+                     "in_payout": acc.get(IN_PAYOUT, 0), "paid_out": acc.get(BANK, 0)}
+    return out
 
 
 def balance_object(s: SubMerchant, b: dict[str, int]) -> dict:

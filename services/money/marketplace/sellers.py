@@ -362,6 +362,14 @@ async def today_of(merchant_id: str, now: datetime):
     return markets.local_date(await markets.market_of(merchant_id), now)
 
 
+async def balances_of(*, principal: Principal, ids: list[str]) -> dict[str, dict]:
+    """The balance objects of several sellers of the caller (GraphQL's SubMerchant.balance loader)."""
+    subs = await SubMerchant.filter(id__in=ids, **principal.scope)
+    today = await today_of(principal.merchant_id, await now_for(principal))
+    found = await seller_ledger.buckets_of(subs, today)
+    return {s.id: seller_ledger.balance_object(s, found[s.id]) for s in subs}
+
+
 async def get_balance(*, principal: Principal, sub_merchant_id: str) -> dict:
     s = await get_sub_merchant(principal=principal, sub_merchant_id=sub_merchant_id)
     today = await today_of(principal.merchant_id, await now_for(principal))
