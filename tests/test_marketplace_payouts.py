@@ -182,3 +182,35 @@ async def test_a_split_paid_out_cannot_be_held_and_others_payouts_are_404(client
     status, err = await call(client, "POST", "/api/payout-batches", merchant.sk,
                              {"currency": "SAR", "sub_merchants": ["smr_000000000000000000000000"]})
     assert status == 400 and err["error"]["param"] == "sub_merchants[0]"
+
+
+async def test_a_commission_invoice_is_e_invoiced_when_the_platform_is_set_up_with_gib(client, merchant, clock):
+    from tests.gib_fixtures import setup
+
+    clock.set(at(2026, 3, 2, 9, 0))
+    await setup(client, merchant.sk)
+    s = await make_seller(client, merchant.sk, "TR", payout_schedule={"interval": "manual"},
+                          tax_id={"type": "tr_vkn", "value": "9876543209", "tax_office": "Beşiktaş"})
+    await pay(client, merchant.sk, 10000, "TRY", [{"sub_merchant": s["id"], "line_amount": 10000,
+                                                   "fee_percent": "10"}])
+    clock.set(at(2026, 3, 3, 9, 0))
+    status, b = await call(client, "POST", "/api/payout-batches", merchant.sk, {"currency": "TRY"})
+    assert status == 201, b
+    status, paid = await call(client, "POST", f"/api/test-helpers/payouts/{b['payouts'][0]['id']}/paid", merchant.sk)
+    assert status == 200, paid
+    inv = await get(client, f"/api/invoices/{paid['commission_invoice']}", merchant.sk)
+    assert inv["status"] == "paid" and inv["total"] == 1000 and inv["gib"] is not None, inv
+
+
+def test_schedule_days_daily_weekly_monthly_and_manual():
+    from datetime import date
+
+    from services.money.marketplace.payouts import _due_by_schedule
+
+    assert _due_by_schedule({"interval": "daily"}, date(2026, 2, 3))
+    assert _due_by_schedule({"interval": "weekly", "weekly_anchor": "tuesday"}, date(2026, 2, 3))
+    assert not _due_by_schedule({"interval": "weekly", "weekly_anchor": "monday"}, date(2026, 2, 3))
+    assert _due_by_schedule({"interval": "monthly", "monthly_anchor": 31}, date(2026, 2, 28))      # the month's last
+    assert not _due_by_schedule({"interval": "monthly", "monthly_anchor": 31}, date(2026, 3, 30))
+    assert _due_by_schedule({"interval": "monthly", "monthly_anchor": 31}, date(2026, 3, 31))
+    assert not _due_by_schedule({"interval": "manual"}, date(2026, 3, 31))

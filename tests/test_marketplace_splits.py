@@ -162,3 +162,12 @@ async def test_an_authorized_payment_captures_its_splits_and_a_void_cancels_them
     status, _ = await call(client, "POST", f"/api/payments/{q['id']}/void", merchant.sk, {})
     assert status == 200
     assert (await get(client, f"/api/splits/{q['splits'][0]['id']}", merchant.sk))["status"] == "canceled"
+
+
+async def test_a_canceled_intent_cancels_its_pending_splits(client, merchant):
+    s = await make_seller(client, merchant.sk, "SA")
+    i = await create(client, merchant.sk, amount=2000, currency="SAR", splits=[{"sub_merchant": s["id"], "amount": 500}])
+    r = await client.post(f"/v1/payments/{i['id']}/cancel", json={},
+                          headers={"Authorization": f"Bearer {merchant.sk}"})
+    assert r.status == 200, await r.text()
+    assert (await get(client, f"/api/splits/{i['splits'][0]['id']}", merchant.sk))["status"] == "canceled"
