@@ -7,8 +7,8 @@ from aiohttp import web
 
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page
-from services.validation import Fields
 from services.money.marketplace import commission, files, payouts, sellers, settings, splits
+from services.validation import Fields
 
 
 # ---------------------------------------------------------------- sub-merchants

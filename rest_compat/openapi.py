@@ -1919,7 +1919,8 @@ SPLIT_LINE_IN = body({"sub_merchant": id_schema("smr"), "reference": text(140),
 SPLITS_IN = {**arr(SPLIT_LINE_IN, maxItems=_splits.MAX_LINES),
              "description": "marketplace split lines, in the sub-merchants' currency; they add up to at most the "
                             "amount (400 splits_exceed_amount); an unknown or another platform's sub_merchant is a 400 "
-                            "resource_missing naming splits[i].sub_merchant; a disabled one 400 sub_merchant_disabled"}
+                            "resource_missing naming splits[i].sub_merchant; a disabled one 400 sub_merchant_disabled, one paid "
+                            "in another currency 400 sub_merchant_currency"}
 for _table, _route in ((MERCHANT, ("POST", "/payments/create")), (V1, ("POST", "/payments/intent"))):
     _table[_route].request["properties"]["splits"] = SPLITS_IN
 for _schema in (PAYMENT, INTENT):

@@ -18,7 +18,7 @@ from schema.einvoicing import InvoiceGib, gib_of
 from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
-from schema.marketplace import Split, splits_of
+from schema.marketplace import Split, SplitReversal, splits_of
 from services.payments import intent_refunds, intents
 from services.errors import NotFound
 
@@ -297,6 +297,13 @@ class PaymentIntentRefundInput:
                                                   description="Default: all that is left to refund.")
     reason: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+    split: strawberry.ID | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="A split payment: refund this line only")
+    reverse_split: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="Debit the sellers their lines' refunded parts")
+    refund_platform_fee: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                        description="With reverseSplit (default true): credit the "
+                                                                    "sellers the fee's share")
 
 
 @strawberry.type
@@ -320,6 +327,8 @@ class PaymentIntentRefund:
 class PaymentIntentRefundPayload:
     payment_intent: PaymentIntent | None = None
     refund: PaymentIntentRefund | None = None
+    split_reversals: list[SplitReversal] = strawberry.field(default_factory=list,
+                                                            description="A split payment's: each line's part")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -397,4 +406,5 @@ class Mutation:
         if result is None:
             return PaymentIntentRefundPayload(user_errors=errors)
         return PaymentIntentRefundPayload(payment_intent=PaymentIntent.of(result.intent),
-                                          refund=PaymentIntentRefund.of(result.refund))
+                                          refund=PaymentIntentRefund.of(result.refund),
+                                          split_reversals=SplitReversal.list_of(result.split_reversals))

@@ -168,6 +168,18 @@ class Split(Node):
                    amount_disputed=s.amount_disputed, livemode=s.livemode, created_at=s.created_at)
 
 
+@strawberry.type(description="A split line's part of a refund")
+class SplitReversal:
+    split: str
+    amount: MinorAmount
+    amount_reversed: MinorAmount
+    fee_refunded: MinorAmount
+
+    @classmethod
+    def list_of(cls, rows: list[dict] | None) -> list[SplitReversal]:
+        return [cls(**r) for r in rows or []]
+
+
 async def splits_of(info: Info[Context, None], payment_id: str) -> list[Split]:
     """A payment's (or an intent's) split lines, batched per request (SplitsByPaymentLoader)."""
     principal = info.context.principal

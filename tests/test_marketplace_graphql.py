@@ -119,3 +119,19 @@ async def test_new_posts_take_an_idempotency_key_and_changes_are_webhook_events(
     assert (status, status2) == (201, 201) and a["id"] == b["id"]
     assert await SubMerchant.filter(merchant_id=merchant.id).count() == 1
     assert await Event.filter(merchant_id=merchant.id, type="sub_merchant.updated").count() == 1
+
+
+REFUND = """
+mutation($id: ID!, $split: ID!) { paymentRefund(input: {id: $id, amount: 1000, split: $split, reverseSplit: true}) {
+  amount splitReversals { split amount amountReversed feeRefunded } userErrors { code field } } }"""
+
+
+async def test_a_refund_over_graphql_reverses_a_split(client, merchant):
+    status, s = await call(client, "POST", "/api/sub-merchants", merchant.sk, seller_body("SA"))
+    status, p = await call(client, "POST", "/api/payments/create", merchant.sk,
+                           {"amount": 10000, "currency": "SAR", "payment_method": card(),
+                            "splits": [{"sub_merchant": s["id"], "line_amount": 4000, "fee_percent": "5"}]})
+    sid = p["splits"][0]["id"]
+    status, body = await gql(client, REFUND, {"id": p["id"], "split": sid}, key=merchant.sk)
+    assert body["data"]["paymentRefund"] == {"amount": 1000, "splitReversals": [
+        {"split": sid, "amount": 1000, "amountReversed": 1000, "feeRefunded": 50}], "userErrors": []}, body

@@ -24,7 +24,7 @@ from services.money.marketplace import seller_ledger
 from services.pagination import Page, check_limit, paginate
 from services.principal import Principal
 from services.timestamps import iso
-from services.validation import Fields, one_of
+from services.validation import Fields, check_str, one_of
 
 TYPES = ("individual", "sole_proprietor", "company")
 COUNTRY_CURRENCY = {"SA": "SAR", "AE": "AED", "KW": "KWD", "BH": "BHD", "QA": "QAR", "OM": "OMR", "JO": "JOD",
@@ -349,7 +349,7 @@ async def list_sub_merchants(*, principal: Principal, limit=None, starting_after
                              external_id: str | None = None) -> Page:
     qs = SubMerchant.filter(**principal.scope)
     if external_id:
-        qs = qs.filter(external_id=external_id)
+        qs = qs.filter(external_id=check_str(external_id, "external_id", max_len=200))
     return await paginate(qs, limit=check_limit(limit), starting_after=starting_after)
 
 

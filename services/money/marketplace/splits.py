@@ -107,7 +107,7 @@ async def parse(raw: Any, *, principal: Principal, amount: int, currency: str, p
                                   code="resource_missing")
         if s.currency != currency:
             raise ValidationError(f"{p}.sub_merchant is paid in {s.currency}, not {currency}: a split is in the "
-                                  "sub-merchant's currency only", param=f"{p}.sub_merchant", code="invalid_currency")
+                                  "sub-merchant's currency only", param=f"{p}.sub_merchant", code="sub_merchant_currency")
         if sellers.status_of(s, now) == "disabled":
             raise ValidationError(f"{p}.sub_merchant is disabled ({sellers.requirements(s, now)['disabled_reason']})",
                                   param=f"{p}.sub_merchant", code="sub_merchant_disabled")
