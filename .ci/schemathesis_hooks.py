@@ -121,6 +121,7 @@ SCHEME_CARDS = {"mada": "5888450000000003", "troy": "9792072000017956", "meeza":
 
 # A valid IBAN (country format, length and mod-97 check digits hold: services/money/payout_settings.py).
 SANDBOX_IBAN = "SA0380000000608010167519"
+SANDBOX_BIC = "RJHISARI"                 # a BIC whose country exists (schwifty checks it)
 
 
 # A Relay `after: "..."` argument (a String: the last id of the previous page), and a page size.
@@ -156,6 +157,8 @@ def before_call(context, case, kwargs):
     if isinstance(case.body, MutableMapping) and path.endswith("/marketplace") \
             and isinstance(case.body.get("payout_account"), MutableMapping):
         case.body["payout_account"]["iban"] = SANDBOX_IBAN
+        if case.body["payout_account"].get("bic"):
+            case.body["payout_account"]["bic"] = SANDBOX_BIC
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("splits"), list):
         _fix_splits(case.body)                           # amount or line_amount, the fee with line_amount, the sum
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("items"), list):
@@ -166,6 +169,8 @@ def before_call(context, case, kwargs):
             and case.body.get("type") in SCHEME_CARDS and isinstance(case.body.get("card"), MutableMapping):
         case.body["card"]["number"] = SCHEME_CARDS[case.body["type"]]   # a BIN table's card: no pattern states it
     pm = case.body.get("payment_method") if isinstance(case.body, MutableMapping) else None
+    if isinstance(pm, MutableMapping) and pm.get("type") in ("troy", "meeza") and not pm.get("card"):
+        pm["card"] = {"number": SCHEME_CARDS[pm["type"]], "exp_month": 12, "exp_year": 2030, "cvc": "123"}
     if isinstance(pm, MutableMapping) and pm.get("type") in (None, "card", "mada") and not pm.get("card"):
         pm["card"] = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030, "cvc": "123"}
         pm.pop("apple_pay", None)
@@ -352,6 +357,8 @@ def _fix_sub_merchant(body: MutableMapping) -> None:
     if isinstance(payout, MutableMapping) and (payout.get("iban") or payout.get("holder_name")):
         payout["iban"] = SELLER_IBANS[country]
         payout["holder_name"] = body.get("legal_name") or "Seller"
+    if isinstance(payout, MutableMapping) and payout.get("bic"):
+        payout["bic"] = SANDBOX_BIC                      # a BIC's country must exist: no pattern states it
 
 
 def _fix_splits(body: MutableMapping) -> None:

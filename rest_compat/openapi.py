@@ -1840,7 +1840,8 @@ ID_PREFIXES["*"].update({"sub-merchants": "smr", "sub_merchant": "smr", "sub_mer
 IBAN_IN = {"type": "string", "maxLength": 64, "pattern": r"^\s*[A-Za-z]{2}[0-9]{2}[A-Za-z0-9\s]{11,}$",
            "description": "an IBAN of the sub-merchant's country, spaces allowed: its length, format and mod-97 check "
                           "digits are checked (400 invalid_iban naming the field otherwise)"}
-BIC_IN = {"type": ["string", "null"], "pattern": r"^\s*[A-Za-z0-9]{8}([A-Za-z0-9]{3})?\s*$", "description": "a BIC"}
+BIC_IN = {"type": ["string", "null"], "pattern": r"^\s*[A-Za-z]{6}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?\s*$",
+          "description": "a BIC (ISO 9362: bank, country, location[, branch]; an unknown country is a 400 invalid_bic)"}
 PERCENT_IN = {"type": "string", "pattern": r"^\s*(100(\.0{1,4})?|[0-9]{1,2}(\.[0-9]{1,4})?)\s*$",
               "description": "a percentage from 0 to 100 as text, up to 4 decimals"}
 SMR_ADDRESS = shape({"line1": STR, "line2": null(STR), "city": STR, "postal_code": null(STR)})
@@ -1863,13 +1864,15 @@ REQUIREMENTS = shape({"currently_due": arr(STR), "past_due": arr(STR),
                       "disabled_reason": null(enum(("requirements.past_due",)))})
 SUB_MERCHANT = shape({
     "id": STR, "object": const("sub_merchant"), "type": enum(_sellers.TYPES), "legal_name": STR, "email": STR,
-    "country": enum(_sellers.COUNTRIES), "currency": CURRENCY, "address": SMR_ADDRESS, "external_id": null(STR),
+    "country": enum(_sellers.COUNTRIES), "currency": CURRENCY, "address": SMR_ADDRESS,
+    "external_id": null(foreign(STR)),
     "tax_id": null(TAX_ID), "registration_number": null(STR), "payout": SMR_PAYOUT, "default_fee": FEE,
     "auto_release_days": null(INT), "payout_schedule": SCHEDULE, "status": enum(_sellers.STATUSES),
     "payouts_enabled": BOOL, "requirements": REQUIREMENTS, "livemode": BOOL, "created_at": TS, "updated_at": TS})
 _SMR_IN = {"type": enum(_sellers.TYPES), "legal_name": text(200, 1),
            "email": {"type": "string", "maxLength": 254, "format": "email"},
-           "country": enum(_sellers.COUNTRIES), "address": SMR_ADDRESS_IN, "external_id": text(200),
+           "country": enum(_sellers.COUNTRIES), "address": SMR_ADDRESS_IN,
+           "external_id": foreign(text(200, description="your own reference")),
            "tax_id": TAX_ID_IN, "registration_number": text(64, 1), "payout": SMR_PAYOUT_IN, "default_fee": FEE_IN,
            "auto_release_days": {"type": "integer", "minimum": 1, "maximum": _sellers.MAX_RELEASE_DAYS},
            "payout_schedule": SCHEDULE_IN}
@@ -1886,7 +1889,8 @@ MERCHANT.update({
     ("POST", "/sub-merchants"): Op(SUB_MERCHANT, body(_SMR_IN, required=("type", "legal_name", "email", "country",
                                                                          "address")),
                                    description=SMR_RULES, headers=()),
-    ("GET", "/sub-merchants"): Op(list_of(SUB_MERCHANT, total=None), query=(*PAGE, q("external_id", text(200)))),
+    ("GET", "/sub-merchants"): Op(list_of(SUB_MERCHANT, total=None),
+                                  query=(*PAGE, q("external_id", foreign(text(200)), "your own reference"))),
     ("GET", "/sub-merchants/{id}"): Op(SUB_MERCHANT),
     ("PUT", "/sub-merchants/{id}"): Op(SUB_MERCHANT, body(_SMR_IN),
                                        description="The fields given; type and country are fixed once set. A changed "
@@ -1896,7 +1900,7 @@ MERCHANT.update({
         "dispute_policy": enum(_mkt_settings.DISPUTE_POLICIES),
         "payout_account": {"anyOf": [body({"iban": IBAN_IN, "name": text(140, 1), "bic": BIC_IN},
                                           required=("iban", "name")), {"type": "null"}]},
-        "commission_invoices": BOOL}), "minProperties": 1}),
+        "commission_invoices": BOOL}), "description": "the fields given (none: the settings as they are)"}),
 })
 
 # ---- marketplace splits (services.money.marketplace.splits) on /api payments and /v1 intents, the split

@@ -473,4 +473,4 @@ class Mutation:
     async def marketplace_update(self, info: Info[Context, None], input: MarketplaceUpdateInput) -> MarketplacePayload:
         p = info.context.principal
         s, errors = await user_errors(lambda: settings.update_settings(principal=p, data=to_data(input)))
-        return MarketplacePayload(marketplace=Marketplace.of(s, p.livemode) if s else None, user_errors=errors)
+        return MarketplacePayload(marketplace=None if errors else Marketplace.of(s, p.livemode), user_errors=errors)

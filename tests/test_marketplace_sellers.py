@@ -146,3 +146,8 @@ async def test_marketplace_settings(client, merchant):
                              {"payout_account": {"iban": "SA00", "name": "x"}})
     assert status == 400 and err["error"]["param"] == "payout_account.iban"
     assert (await call(client, "GET", "/api/marketplace", merchant.sk))[1]["dispute_policy"] == "ratio"
+
+
+async def test_an_empty_settings_update_changes_nothing(client, merchant):
+    status, m = await call(client, "PUT", "/api/marketplace", merchant.sk)
+    assert status == 200 and m["dispute_policy"] == "platform" and m["updated_at"] is None

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from models.marketplace import MarketplaceSettings
-from services.errors import ValidationError
 from services.infra import clock
 from services.money.marketplace.sellers import check_bic, check_iban
 from services.principal import Principal
@@ -35,7 +34,7 @@ async def settings_of(merchant_id: str, livemode: bool) -> MarketplaceSettings |
     return await MarketplaceSettings.get_or_none(id=f"{merchant_id}:{'live' if livemode else 'test'}")
 
 
-async def update_settings(*, principal: Principal, data: Any) -> MarketplaceSettings:
+async def update_settings(*, principal: Principal, data: Any) -> MarketplaceSettings | None:
     f = Fields(data)
     current = await get_settings(principal=principal)
     policy = f.enum("dispute_policy", DISPUTE_POLICIES)
@@ -53,8 +52,8 @@ async def update_settings(*, principal: Principal, data: Any) -> MarketplaceSett
             a.reject_unknown()
     invoices = f.bool("commission_invoices")
     f.reject_unknown()
-    if not f.data:
-        raise ValidationError("give at least one of dispute_policy, payout_account, commission_invoices")
+    if not f.data:                  # nothing given: nothing changes (the settings as they are)
+        return current
     now = await clock.now_for(principal)
     s = current or MarketplaceSettings(id=_key(principal), merchant_id=principal.merchant_id,
                                        livemode=principal.livemode)
