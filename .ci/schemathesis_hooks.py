@@ -121,6 +121,7 @@ SCHEME_CARDS = {"mada": "5888450000000003", "troy": "9792072000017956", "meeza":
 
 # A valid IBAN (country format, length and mod-97 check digits hold: services/money/payout_settings.py).
 SANDBOX_IBAN = "SA0380000000608010167519"
+SANDBOX_BIC = "RJHISARI"                 # a BIC whose country exists (schwifty checks it)
 
 
 # A Relay `after: "..."` argument (a String: the last id of the previous page), and a page size.
@@ -148,6 +149,18 @@ def before_call(context, case, kwargs):
         case.body.pop("base_url", None)                  # a URL of ETA's API: the simulator serves test mode
     if isinstance(case.body, MutableMapping) and path.endswith("/payout-settings") and case.body.get("iban"):
         case.body["iban"] = SANDBOX_IBAN                 # an IBAN's mod-97 check digits: no pattern states them
+    if isinstance(case.body, MutableMapping) and path.endswith("/sub-merchants"):
+        _fix_sub_merchant(case.body)                     # per country and type: tax id or registration, IBAN, holder
+    if isinstance(case.body, MutableMapping) and path.endswith("/sub-merchants/{id}"):
+        for name in ("type", "country", "tax_id", "registration_number", "legal_name", "payout"):
+            case.body.pop(name, None)                    # fixed, or checked against the stored seller's country/name
+    if isinstance(case.body, MutableMapping) and path.endswith("/marketplace") \
+            and isinstance(case.body.get("payout_account"), MutableMapping):
+        case.body["payout_account"]["iban"] = SANDBOX_IBAN
+        if case.body["payout_account"].get("bic"):
+            case.body["payout_account"]["bic"] = SANDBOX_BIC
+    if isinstance(case.body, MutableMapping) and isinstance(case.body.get("splits"), list):
+        _fix_splits(case.body)                           # amount or line_amount, the fee with line_amount, the sum
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("items"), list):
         for item in case.body["items"]:                  # ETA's item taxes: types, subtypes and their amounts
             if isinstance(item, MutableMapping):         # follow ETA's tables (tests/test_eta_taxes.py)
@@ -156,6 +169,8 @@ def before_call(context, case, kwargs):
             and case.body.get("type") in SCHEME_CARDS and isinstance(case.body.get("card"), MutableMapping):
         case.body["card"]["number"] = SCHEME_CARDS[case.body["type"]]   # a BIN table's card: no pattern states it
     pm = case.body.get("payment_method") if isinstance(case.body, MutableMapping) else None
+    if isinstance(pm, MutableMapping) and pm.get("type") in ("troy", "meeza") and not pm.get("card"):
+        pm["card"] = {"number": SCHEME_CARDS[pm["type"]], "exp_month": 12, "exp_year": 2030, "cvc": "123"}
     if isinstance(pm, MutableMapping) and pm.get("type") in (None, "card", "mada") and not pm.get("card"):
         pm["card"] = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2030, "cvc": "123"}
         pm.pop("apple_pay", None)
@@ -313,6 +328,60 @@ def _valid_tckn(value) -> str:
     return "".join(map(str, d))
 
 
+# The marketplace (services/money/marketplace/sellers.py): one registry IBAN per seller country, and what
+# each country and type needs (companies and sole proprietors: a tax id in SA, TR, EG, a registration
+# number elsewhere; a Turkish individual: a TCKN).
+SELLER_IBANS = {"SA": "SA0380000000608010167519", "AE": "AE070331234567890123456",
+                "KW": "KW81CBKU0000000000001234560101", "BH": "BH67BMAG00001299123456",
+                "QA": "QA58DOHB00001234567890ABCDEFG", "OM": "OM810180000001299123456",
+                "JO": "JO94CBJO0010000000000131000302", "EG": "EG380019000500000000263180002",
+                "TR": "TR330006100519786457841326"}
+
+
+def _fix_sub_merchant(body: MutableMapping) -> None:
+    country, kind = body.get("country"), body.get("type")
+    if country not in SELLER_IBANS or kind not in ("individual", "sole_proprietor", "company"):
+        return
+    body.pop("tax_id", None)
+    body.pop("registration_number", None)
+    if country == "SA" and kind != "individual":
+        body["tax_id"] = {"type": "sa_vat", "value": "300000000000003"}
+    elif country == "TR":
+        body["tax_id"] = ({"type": "tr_vkn", "value": "1234567890", "tax_office": "Kadıköy"} if kind == "company"
+                          else {"type": "tr_tckn", "value": "10000000146"})
+    elif country == "EG" and kind != "individual":
+        body["tax_id"] = {"type": "eg_rin", "value": "123456789"}
+    elif kind != "individual" and country not in ("SA", "TR", "EG"):
+        body["registration_number"] = "CR-1"
+    payout = body.get("payout")
+    if isinstance(payout, MutableMapping) and (payout.get("iban") or payout.get("holder_name")):
+        payout["iban"] = SELLER_IBANS[country]
+        payout["holder_name"] = body.get("legal_name") or "Seller"
+    if isinstance(payout, MutableMapping) and payout.get("bic"):
+        payout["bic"] = SANDBOX_BIC                      # a BIC's country must exist: no pattern states it
+
+
+def _fix_splits(body: MutableMapping) -> None:
+    lines = [x for x in body["splits"] if isinstance(x, MutableMapping)]
+    for line in lines:
+        if line.get("amount") is not None:
+            line.pop("line_amount", None)
+            line.pop("fee_percent", None)
+            line.pop("fee_fixed", None)
+        elif line.get("line_amount") is None:
+            line["amount"] = 1
+        elif line.get("fee_fixed") is not None:
+            line["fee_fixed"] = 0                        # a fee above its line is refused
+    amount = body.get("amount")
+    if isinstance(amount, (int, float)) and sum(int(x.get("amount") or x.get("line_amount") or 0) for x in lines) > amount:
+        for line in lines:                               # the lines add up to at most the amount
+            line.pop("line_amount", None)
+            line.pop("fee_percent", None)
+            line.pop("fee_fixed", None)
+            line["amount"] = 1
+        body["splits"] = lines[:max(int(amount), 0)]
+
+
 def _fix_tax_ids(value) -> None:
     if isinstance(value, list):
         for item in value:
@@ -368,11 +437,15 @@ STATE_CODES = frozenset({"invalid_state", "customer_has_no_phone", "customer_has
                          "zatca_refused",
                          # the member's two-factor state: step-up before it is on, confirm before enroll
                          "two_factor_not_enabled", "two_factor_not_enrolled",
-                         "customer_address_missing"})     # an ETA e-invoice's customer has no stored address      # ZATCA's own answer (the OTP of its portal)
+                         "customer_address_missing",
+                         # the marketplace's stored sellers, splits and balances (services/money/marketplace)
+                         "sub_merchant_disabled", "sub_merchant_currency", "split_paid_out", "nothing_to_pay",
+                         "splits_exceed_amount"})     # an ETA e-invoice's customer has no stored address      # ZATCA's own answer (the OTP of its portal)
 # Refusals of this deployment's configuration (CI runs without a messaging platform: 503).
 # The tax authorities' simulators while a test outage (POST /api/test-helpers/einvoicing/outage, which
 # schemathesis calls too) makes them unreachable for the merchant: 503, as the issue asks.
 CONFIG_CODES = frozenset({"messaging_not_configured", "gib_unavailable", "eta_unavailable"})
+STATE_CODES = STATE_CODES | {"payout_account_required"}    # the platform's payout account (PUT /api/marketplace)
 
 
 def _filtered(code: str) -> bool:

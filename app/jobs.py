@@ -8,6 +8,7 @@ from services.einvoicing.gib import documents as gib_documents, payments as gib_
 from services.einvoicing.eta import authority as eta_authority
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
+from services.money.marketplace import payouts as marketplace_payouts, splits as marketplace_splits
 from services.payments import bills_rtp, intent_expiry, local_methods
 
 
@@ -23,3 +24,5 @@ def register_job_kinds() -> None:
     gib_documents.register_jobs()    # gib.report, and GİB as an e-invoicing authority (einvoicing.submit sends)
     gib_payments.register_jobs()     # gib.payment_invoice: the invoices that payments asked for
     eta_authority.register_jobs()    # ETA (Egypt): the authority, its sender, eta.receipt_build and _submit
+    marketplace_splits.register_jobs()   # marketplace.split_release: manual splits' auto-release
+    marketplace_payouts.register_jobs()  # marketplace.payouts: each seller's payout schedule, day by day

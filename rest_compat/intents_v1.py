@@ -12,6 +12,7 @@ from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
 from services.identity import auth, ratelimit
 from services.payments import intent_refunds, intents
+from services.money.marketplace import splits as marketplace_splits
 from services.errors import DomainError
 from services.payments.payment_methods import create_payment_method
 
@@ -34,9 +35,16 @@ def payment_method_shape(pm) -> dict:
 
 
 async def payments_create(call: Call) -> dict:
-    i = await intents.create_intent(principal=call.principal, data=await call.body(),
-                                    idempotency_key=call.idempotency_key)
-    return intents.created_object(i)
+    data = await call.body()
+    i = await intents.create_intent(principal=call.principal, data=data, idempotency_key=call.idempotency_key)
+    out = intents.created_object(i)
+    lines = marketplace_splits.attached(i)
+    if lines is None and isinstance(data, dict) and data.get("splits"):     # a replay under its key
+        lines = [marketplace_splits.split_object(s)
+                 for s in await marketplace_splits.splits_of_payment(principal=call.principal, payment_id=i.id)]
+    if lines is not None:
+        out = {**out, "splits": lines}
+    return out
 
 
 async def payments_confirm(call: Call) -> dict:
@@ -73,7 +81,10 @@ async def payments_refund(call: Call) -> dict:
     """The intent after the refund, and the refund it made (`refund`)."""
     r = await intent_refunds.refund_intent(principal=call.principal, intent_id=call.params["id"],
                                            data=await call.body(), idempotency_key=call.idempotency_key)
-    return {**intents.intent_object(r.intent), "refund": intent_refunds.refund_object(r.refund)}
+    out = {**intents.intent_object(r.intent), "refund": intent_refunds.refund_object(r.refund)}
+    if r.split_reversals:
+        out["split_reversals"] = r.split_reversals
+    return out
 
 
 async def payment_methods_create(call: Call) -> dict:

@@ -83,14 +83,14 @@ ROUTES: list[Route] = [
 
 
 def interface() -> Interface:
-    from rest_compat import (local_methods, merchant_billing, merchant_einvoicing, merchant_links, merchant_money,
-                             merchant_payments, merchant_webhooks, wallets)
+    from rest_compat import (local_methods, merchant_billing, merchant_einvoicing, merchant_links,
+                             merchant_marketplace, merchant_money, merchant_payments, merchant_webhooks, wallets)
     from rest_compat.installments import MERCHANT_ROUTES as installment_routes
 
     routes = (ROUTES + merchant_payments.ROUTES + merchant_webhooks.ROUTES + merchant_billing.ROUTES
               + merchant_links.ROUTES
               + merchant_money.ROUTES + local_methods.API_ROUTES + installment_routes
-              + merchant_einvoicing.ROUTES + wallets.API_ROUTES + merchant_team.ROUTES)
+              + merchant_einvoicing.ROUTES + wallets.API_ROUTES + merchant_team.ROUTES + merchant_marketplace.ROUTES)
     return Interface(name="merchant", prefix="/api", routes=routes, render_error=render_error,
                      rate_rule=ratelimit.MERCHANT_API, admit=auth.admit,
                      cookies=True)

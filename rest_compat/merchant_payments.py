@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
+from services.money.marketplace import splits as marketplace_splits
 from services.payments import customers, installments, objects, payment_search, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
@@ -75,9 +76,17 @@ async def routing_rules_update(call: Call) -> dict:
 # ---------------------------------------------------------------- payments
 
 async def payments_create(call: Call) -> dict:
-    p = await payments.create_payment(principal=call.principal, data=await call.body(),
+    data = await call.body()
+    p = await payments.create_payment(principal=call.principal, data=data,
                                       idempotency_key=call.idempotency_key, client_address=call.client_address)
-    return payment_shape(p)
+    out = payment_shape(p)
+    lines = marketplace_splits.attached(p)
+    if lines is None and isinstance(data, dict) and data.get("splits"):     # a replay under its key
+        lines = [marketplace_splits.split_object(s)
+                 for s in await marketplace_splits.splits_of_payment(principal=call.principal, payment_id=p.id)]
+    if lines is not None:
+        out["splits"] = lines
+    return out
 
 
 # what a list item shows: the payment's summary and its payment_method (the card and its networks)
@@ -125,7 +134,8 @@ async def payments_refund(call: Call) -> dict:
                                       data=await call.body())
     return {"id": r.payment.id, "status": r.payment.status, "refund_id": r.refund.id, "amount": r.refund.amount,
             "currency": r.refund.currency, "amount_refunded": r.payment.amount_refunded,
-            "reason": r.refund.reason, "note": r.notes[0] if r.notes else None}
+            "reason": r.refund.reason, "note": r.notes[0] if r.notes else None,
+            **({"split_reversals": r.split_reversals} if r.split_reversals else {})}
 
 
 ROUTES: list[Route] = [

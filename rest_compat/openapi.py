@@ -1847,6 +1847,179 @@ MERCHANT.update({
                     "only the IBAN's last four characters."),
 })
 
+# ---- merchant /api: marketplace (rest_compat/merchant_marketplace.py, issue 47): sub-merchants,
+# settings, splits, seller balances, payouts and their batches and files. Enumerations from
+# services.money.marketplace.
+from services.money.marketplace import sellers as _sellers, settings as _mkt_settings  # noqa: E402
+
+ID_PREFIXES["*"].update({"sub-merchants": "smr", "sub_merchant": "smr", "sub_merchants": "smr"})
+IBAN_IN = {"type": "string", "maxLength": 64, "pattern": r"^\s*[A-Za-z]{2}[0-9]{2}[A-Za-z0-9\s]{11,}$",
+           "description": "an IBAN of the sub-merchant's country, spaces allowed: its length, format and mod-97 check "
+                          "digits are checked (400 invalid_iban naming the field otherwise)"}
+BIC_IN = {"type": ["string", "null"], "pattern": r"^\s*[A-Za-z]{6}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?\s*$",
+          "description": "a BIC (ISO 9362: bank, country, location[, branch]; an unknown country is a 400 invalid_bic)"}
+PERCENT_IN = {"type": "string", "pattern": r"^\s*(100(\.0{1,4})?|[0-9]{1,2}(\.[0-9]{1,4})?)\s*$",
+              "description": "a percentage from 0 to 100 as text, up to 4 decimals"}
+SMR_ADDRESS = shape({"line1": STR, "line2": null(STR), "city": STR, "postal_code": null(STR)})
+SMR_ADDRESS_IN = body({"line1": text(200, 1), "line2": text(200), "city": text(100, 1), "postal_code": text(20)},
+                      required=("line1", "city"))
+SMR_PAYOUT = shape({"iban": null(STR), "holder_name": null(STR), "bic": null(STR), "purpose": STR,
+                    "hold_until": null(TS)})
+SMR_PAYOUT_IN = body({"iban": IBAN_IN, "holder_name": text(140, 1), "bic": BIC_IN,
+                      "purpose": {"type": "string", "pattern": r"^\s*[A-Z]{4}\s*$",
+                                  "description": "ISO 20022 purpose code (default SUPP)"}},
+                     description="holder_name comes with iban and is the legal_name's words (400 holder_name_mismatch)")
+FEE = shape({"percent": STR, "fixed": INT})
+FEE_IN = body({"percent": PERCENT_IN, "fixed": amount(0)})
+SCHEDULE = shape({"interval": enum(_sellers.INTERVALS), "weekly_anchor": enum(_sellers.WEEKDAYS),
+                  "monthly_anchor": INT, "minimum": INT, "reserve": INT})
+SCHEDULE_IN = body({"interval": enum(_sellers.INTERVALS), "weekly_anchor": enum(_sellers.WEEKDAYS),
+                    "monthly_anchor": {"type": "integer", "minimum": 1, "maximum": 31},
+                    "minimum": amount(0), "reserve": amount(0)})
+REQUIREMENTS = shape({"currently_due": arr(STR), "past_due": arr(STR),
+                      "disabled_reason": null(enum(("requirements.past_due",)))})
+SUB_MERCHANT = shape({
+    "id": STR, "object": const("sub_merchant"), "type": enum(_sellers.TYPES), "legal_name": STR, "email": STR,
+    "country": enum(_sellers.COUNTRIES), "currency": CURRENCY, "address": SMR_ADDRESS,
+    "external_id": null(foreign(STR)),
+    "tax_id": null(TAX_ID), "registration_number": null(STR), "payout": SMR_PAYOUT, "default_fee": FEE,
+    "auto_release_days": null(INT), "payout_schedule": SCHEDULE, "status": enum(_sellers.STATUSES),
+    "payouts_enabled": BOOL, "requirements": REQUIREMENTS, "livemode": BOOL, "created_at": TS, "updated_at": TS})
+_SMR_IN = {"type": enum(_sellers.TYPES), "legal_name": text(200, 1),
+           "email": {"type": "string", "maxLength": 254, "format": "email"},
+           "country": enum(_sellers.COUNTRIES), "address": SMR_ADDRESS_IN,
+           "external_id": foreign(text(200, description="your own reference")),
+           "tax_id": TAX_ID_IN, "registration_number": text(64, 1), "payout": SMR_PAYOUT_IN, "default_fee": FEE_IN,
+           "auto_release_days": {"type": "integer", "minimum": 1, "maximum": _sellers.MAX_RELEASE_DAYS},
+           "payout_schedule": SCHEDULE_IN}
+SMR_RULES = ("Companies and sole proprietors of SA, TR and EG need tax_id (SA sa_vat; TR tr_vkn with tax_office, or a "
+             "sole proprietor's tr_tckn; EG eg_rin), elsewhere registration_number; a Turkish individual needs a "
+             "tr_tckn. Missing payout details are requirements.currently_due (restricted); 30 days later past_due "
+             "(disabled). A bad field is a 400 naming it; nothing is written.")
+PAYOUT_ACCOUNT = shape({"iban": STR, "name": STR, "bic": null(STR)})
+MARKETPLACE = shape({"object": const("marketplace"), "dispute_policy": enum(_mkt_settings.DISPUTE_POLICIES),
+                     "payout_account": null(PAYOUT_ACCOUNT), "commission_invoices": BOOL, "livemode": BOOL,
+                     "updated_at": null(TS)})
+
+MERCHANT.update({
+    ("POST", "/sub-merchants"): Op(SUB_MERCHANT, body(_SMR_IN, required=("type", "legal_name", "email", "country",
+                                                                         "address")),
+                                   description=SMR_RULES, headers=()),
+    ("GET", "/sub-merchants"): Op(list_of(SUB_MERCHANT, total=None),
+                                  query=(*PAGE, q("external_id", foreign(text(200)), "your own reference"))),
+    ("GET", "/sub-merchants/{id}"): Op(SUB_MERCHANT),
+    ("PUT", "/sub-merchants/{id}"): Op(SUB_MERCHANT, body(_SMR_IN),
+                                       description="The fields given; type and country are fixed once set. A changed "
+                                                   "IBAN holds payouts for 72 hours. " + SMR_RULES),
+    ("GET", "/marketplace"): Op(MARKETPLACE),
+    ("PUT", "/marketplace"): Op(MARKETPLACE, {**body({
+        "dispute_policy": enum(_mkt_settings.DISPUTE_POLICIES),
+        "payout_account": {"anyOf": [body({"iban": IBAN_IN, "name": text(140, 1), "bic": BIC_IN},
+                                          required=("iban", "name")), {"type": "null"}]},
+        "commission_invoices": BOOL}), "description": "the fields given (none: the settings as they are)"}),
+})
+
+# ---- marketplace splits (services.money.marketplace.splits) on /api payments and /v1 intents, the split
+# objects, and a seller's balance.
+from services.money.marketplace import splits as _splits  # noqa: E402
+
+ID_PREFIXES["*"].update({"splits": "spl", "split": "spl"})
+SPLIT = shape({"id": STR, "object": const("split"), "payment": STR, "sub_merchant": STR, "reference": null(STR),
+               "currency": CURRENCY, "line_amount": INT, "fee": INT, "amount": INT, "release": enum(_splits.RELEASES),
+               "status": enum(_splits.STATUSES), "auto_release_at": null(TS), "released_at": null(TS),
+               "amount_refunded": INT, "amount_reversed": INT, "fee_refunded": INT, "amount_disputed": INT,
+               "livemode": BOOL, "created_at": TS})
+SPLIT_LINE_IN = body({"sub_merchant": id_schema("smr"), "reference": text(140),
+                      "amount": amount(), "line_amount": amount(), "fee_percent": PERCENT_IN,
+                      "fee_fixed": amount(0), "release": enum(_splits.RELEASES)},
+                     required=("sub_merchant",),
+                     description="amount (the seller's share, no fee) or line_amount (the line's price: the fee is "
+                                 "half-up(line_amount x fee_percent / 100) + fee_fixed, default the sub-merchant's "
+                                 "default_fee; the seller gets line_amount - fee)")
+SPLITS_IN = {**arr(SPLIT_LINE_IN, maxItems=_splits.MAX_LINES),
+             "description": "marketplace split lines, in the sub-merchants' currency; they add up to at most the "
+                            "amount (400 splits_exceed_amount); an unknown or another platform's sub_merchant is a 400 "
+                            "resource_missing naming splits[i].sub_merchant; a disabled one 400 sub_merchant_disabled, one paid "
+                            "in another currency 400 sub_merchant_currency"}
+for _table, _route in ((MERCHANT, ("POST", "/payments/create")), (V1, ("POST", "/payments/intent"))):
+    _table[_route].request["properties"]["splits"] = SPLITS_IN
+for _schema in (PAYMENT, INTENT):
+    _schema["properties"]["splits"] = {**arr(SPLIT), "description": "in the create's answer when splits were given"}
+SELLER_BALANCE = shape({"object": const("balance"), "sub_merchant": STR, "livemode": BOOL,
+                        **{k: arr(AMOUNT_CUR) for k in ("held", "pending", "available", "reserve", "in_payout",
+                                                          "paid_out")}},
+                       description="the seller's money in its currency: held (not released), pending (released, until "
+                                   "the payment's settlement date), available (may be negative), reserve (what "
+                                   "payout_schedule.reserve keeps of it), in_payout, paid_out")
+
+SPLIT_REVERSAL = shape({"split": STR, "amount": INT, "amount_reversed": INT, "fee_refunded": INT})
+_REFUND_SPLIT_IN = {
+    "split": {**id_schema("spl"), "description": "refund this split line only (else: spread over the lines and the "
+                                                 "platform's rest by largest remainder)"},
+    "reverse_split": {"type": "boolean", "description": "debit the sellers their lines' refunded parts"},
+    "refund_platform_fee": {"type": "boolean", "description": "with reverse_split (default true): credit the sellers "
+                                                              "the fee's share half-up(R x fee / line_amount)"}}
+for _table in (MERCHANT, V1):
+    _op = _table[("POST", "/payments/{id}/refund")]
+    _op.request["properties"].update(_REFUND_SPLIT_IN)
+    _resp = dict(_op.response, properties={**_op.response["properties"], "split_reversals": {
+        **arr(SPLIT_REVERSAL), "description": "a split payment's: each line's part of the refund"}})
+    _table[("POST", "/payments/{id}/refund")] = replace(_op, response=_resp)
+
+MERCHANT.update({
+    ("GET", "/sub-merchants/{id}/balance"): Op(SELLER_BALANCE),
+    ("GET", "/splits"): Op(list_of(SPLIT, total=None),
+                           query=(*PAGE, q("payment", id_schema("pay")), q("sub_merchant", id_schema("smr")),
+                                  q("status", enum(_splits.STATUSES)))),
+    ("GET", "/splits/{id}"): Op(SPLIT),
+    ("POST", "/splits/{id}/release"): Op(SPLIT, body({}), description="held -> released (else 400 invalid_state)"),
+    ("POST", "/splits/{id}/hold"): Op(SPLIT, body({}),
+                                      description="released (not paid out: else 400 split_paid_out) or held -> held, "
+                                                  "its auto-release stopped"),
+})
+
+# ---- marketplace payouts, batches, files, statements and test helpers (services.money.marketplace.payouts)
+from services.money.marketplace import files as _mk_files, payouts as _payouts  # noqa: E402
+
+ID_PREFIXES["*"].update({"payouts": "po", "payout": "po", "payout-batches": "pb", "batch": "pb"})
+PAYOUT = shape({"id": STR, "object": const("payout"), "batch": STR, "sub_merchant": STR, "amount": INT,
+                "currency": CURRENCY, "iban": STR, "holder_name": STR, "purpose": STR, "reference": STR,
+                "status": enum(_payouts.STATUSES), "commission_invoice": null(STR), "paid_at": null(TS),
+                "livemode": BOOL, "created_at": TS})
+PAYOUT_BATCH = shape({"id": STR, "object": const("payout_batch"), "currency": CURRENCY, "count": INT, "total": INT,
+                      "livemode": BOOL, "created_at": TS, "payouts": arr(PAYOUT)}, optional=("payouts",))
+_SETTLE = "Test mode only (a live key: 400 test_mode_only). "
+
+MERCHANT.update({
+    ("GET", "/payouts"): Op(list_of(PAYOUT, total=None),
+                            query=(*PAGE, q("sub_merchant", id_schema("smr")), q("batch", id_schema("pb")),
+                                   q("status", enum(_payouts.STATUSES)))),
+    ("GET", "/payouts/{id}"): Op(PAYOUT),
+    ("GET", "/payouts/{id}/statement"): Op(
+        None, media="text/csv",
+        description="CSV " + ", ".join(_payouts.STATEMENT_COLUMNS) + "; types split, reversal, fee_refund, dispute, "
+                    "dispute_won, carried_in, carried_forward; amounts in the currency's decimals, adding up to the "
+                    "payout."),
+    ("POST", "/payout-batches"): Op(
+        PAYOUT_BATCH, body({"currency": enum(sorted(set(_sellers.COUNTRY_CURRENCY.values()))),
+                            "sub_merchants": arr(id_schema("smr"), maxItems=500)}, required=("currency",)),
+        description="Pays now every sub-merchant of the currency (or those named) whose payouts are enabled and whose "
+                    "payable (available - reserve; 3-decimal currencies in multiples of 10 fils) reaches its "
+                    "minimum; none: 400 nothing_to_pay."),
+    ("GET", "/payout-batches"): Op(list_of(PAYOUT_BATCH, total=None), query=PAGE),
+    ("GET", "/payout-batches/{id}"): Op(PAYOUT_BATCH),
+    ("GET", "/payout-batches/{id}/file"): Op(
+        None, media="application/xml", also_media=("text/csv",), query=(q("format", enum(_mk_files.FORMATS)),),
+        description="format=pain.001.001.09 (default): ISO 20022 XML debiting the platform's payout_account (unset: "
+                    "400 payout_account_required); format=csv: " + ", ".join(_mk_files.CSV_COLUMNS) + "."),
+    ("POST", "/test-helpers/payouts/{id}/paid"): Op(PAYOUT, body({}), description=_SETTLE + "pending -> paid "
+                                                    "(with its commission invoice); else 400 invalid_state"),
+    ("POST", "/test-helpers/payouts/{id}/failed"): Op(PAYOUT, body({}), description=_SETTLE + "pending -> failed: "
+                                                      "the money is available again; else 400 invalid_state"),
+    ("POST", "/test-helpers/payouts/{id}/returned"): Op(PAYOUT, body({}), description=_SETTLE + "paid -> returned: "
+                                                        "credited again, payout.iban due; else 400 invalid_state"),
+})
+
 OPERATIONS: dict[str, dict[tuple[str, str], Op]] = {"merchant": MERCHANT, "v1": V1, "crm": CRM}
 
 # ---------------------------------------------------------------- errors

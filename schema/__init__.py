@@ -27,7 +27,7 @@ log = logging.getLogger("qafila.graphql")
 # SubscriptionRoot (the root subscription fields).
 DOMAINS = ["schema.identity", "schema.team", "schema.payments", "schema.intents", "schema.billing", "schema.einvoicing", "schema.money",
            "schema.links", "schema.webhooks", "schema.live_events", "schema.local_methods", "schema.installments",
-           "schema.crm", "schema.bnpl"]
+           "schema.crm", "schema.bnpl", "schema.marketplace"]
 
 MAX_DEPTH = 10
 MAX_ALIASES = 30

@@ -18,6 +18,7 @@ from schema.einvoicing import InvoiceGib, gib_of
 from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput, eta_receipt_of, load_receipt
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
+from schema.marketplace import Split, SplitReversal, splits_of
 from services.payments import intent_refunds, intents
 from services.errors import NotFound
 
@@ -150,6 +151,10 @@ class PaymentIntent(Node):
         default=None, description="The invoice made for a TRY intent that asked for one (invoice: true), once it "
                                   "succeeded and the scheduler made it")
     gib: InvoiceGib | None = strawberry.field(default=None, description="That invoice's GİB e-document")
+
+    @strawberry.field(description="The marketplace's split lines (spl_) of this payment")
+    async def splits(self, info: Info[Context, None]) -> list[Split]:
+        return await splits_of(info, str(self.id))
 
     @strawberry.field(description="The automatic receipt sent to the customer, if any")
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
@@ -292,6 +297,13 @@ class PaymentIntentRefundInput:
                                                   description="Default: all that is left to refund.")
     reason: str | None = strawberry.UNSET
     idempotency_key: str | None = strawberry.UNSET
+    split: strawberry.ID | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="A split payment: refund this line only")
+    reverse_split: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="Debit the sellers their lines' refunded parts")
+    refund_platform_fee: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                        description="With reverseSplit (default true): credit the "
+                                                                    "sellers the fee's share")
 
 
 @strawberry.type
@@ -315,6 +327,8 @@ class PaymentIntentRefund:
 class PaymentIntentRefundPayload:
     payment_intent: PaymentIntent | None = None
     refund: PaymentIntentRefund | None = None
+    split_reversals: list[SplitReversal] = strawberry.field(default_factory=list,
+                                                            description="A split payment's: each line's part")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -392,4 +406,5 @@ class Mutation:
         if result is None:
             return PaymentIntentRefundPayload(user_errors=errors)
         return PaymentIntentRefundPayload(payment_intent=PaymentIntent.of(result.intent),
-                                          refund=PaymentIntentRefund.of(result.refund))
+                                          refund=PaymentIntentRefund.of(result.refund),
+                                          split_reversals=SplitReversal.list_of(result.split_reversals))

@@ -22,6 +22,7 @@ from services.money import dispute_view
 from services.payments import cards, customers, payment_export, payment_search, payments, receipts, routing
 
 from schema.scalars import MinorAmount  # noqa: E402
+from schema.marketplace import Split, SplitReversal, splits_of
 
 
 # ---------------------------------------------------------------- types
@@ -291,6 +292,10 @@ class Payment(Node):
     async def receipt(self, info: Info[Context, None]) -> PaymentReceipt | None:
         return await load_receipt(info, str(self.id))
 
+    @strawberry.field(description="The marketplace's split lines (spl_) of this payment")
+    async def splits(self, info: Info[Context, None]) -> list[Split]:
+        return await splits_of(info, str(self.id))
+
     @strawberry.field(description="The cardholder's dispute of this payment; null when it is not disputed")
     async def dispute(self, info: Info[Context, None]) -> Dispute | None:
         if self.status != dispute_view.DISPUTED:       # only a disputed payment has one: no read
@@ -408,6 +413,13 @@ class PaymentRefundInput:
     id: strawberry.ID
     amount: MinorAmount | None = strawberry.UNSET
     reason: str | None = strawberry.UNSET
+    split: strawberry.ID | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="A split payment: refund this line only")
+    reverse_split: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                  description="Debit the sellers their lines' refunded parts")
+    refund_platform_fee: bool | None = strawberry.field(default=strawberry.UNSET,
+                                                        description="With reverseSplit (default true): credit the "
+                                                                    "sellers the fee's share")
 
 
 @strawberry.type
@@ -417,6 +429,8 @@ class PaymentRefundPayload:
     amount: MinorAmount | None = None
     note: InvoiceNote | None = strawberry.field(default=None, description="The e-invoice note this refund caused "
                                                                           "(a credit note, a return); null if none")
+    split_reversals: list[SplitReversal] = strawberry.field(default_factory=list,
+                                                            description="A split payment's: each line's part")
     user_errors: list[UserError] = strawberry.field(default_factory=list)
 
 
@@ -596,7 +610,8 @@ class Mutation:
         if errors:
             return PaymentRefundPayload(user_errors=errors)
         return PaymentRefundPayload(payment=Payment.of(r.payment), refund_id=r.refund.id, amount=r.refund.amount,
-                                    note=InvoiceNote.of(r.notes[0]) if r.notes else None)
+                                    note=InvoiceNote.of(r.notes[0]) if r.notes else None,
+                                    split_reversals=SplitReversal.list_of(r.split_reversals))
 
     @strawberry.mutation
     async def customer_create(self, info: Info[Context, None], input: CustomerCreateInput) -> CustomerPayload:

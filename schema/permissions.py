@@ -24,6 +24,8 @@ FIELDS: dict[str, str | None] = {
     "testClock": "developers" + _R, "webhookEndpoints": "developers" + _R, "webhookEvents": "developers" + _R,
     "teamMembers": "team" + _R, "teamInvites": "team" + _R, "auditEvents": "audit_read", "sessions": None,
     "payoutSettings": "balance" + _R, "analytics": "payments" + _R, "paymentsExport": "payments" + _R,
+    "subMerchant": "balance" + _R, "subMerchants": "balance" + _R, "split": "payments" + _R,
+    "payout": "balance" + _R, "payoutBatch": "balance" + _R, "marketplace": "settings" + _R,
     # mutations
     "apiKeyCreate": "developers" + _W, "apiKeyRevoke": "developers" + _W, "crmCustomerCreate": "crm" + _W,
     "crmCustomerDelete": "crm" + _W, "crmCustomerUpdate": "crm" + _W, "customerCreate": "customers" + _W,
@@ -50,6 +52,8 @@ FIELDS: dict[str, str | None] = {
     "twoFactorEnroll": None, "twoFactorConfirm": None, "twoFactorDisable": None, "stepUp": None,
     "sessionRevoke": None, "sessionsRevokeOthers": None, "payoutSettingsUpdate": "balance" + _W,
     "disputeEvidenceFileAdd": "disputes" + _W, "memberPreferencesUpdate": None, "sessionSwitchMerchant": None,
+    "subMerchantCreate": "balance" + _W, "subMerchantUpdate": "balance" + _W, "splitRelease": "payments" + _W,
+    "splitHold": "payments" + _W, "payoutBatchCreate": "balance" + _W, "marketplaceUpdate": "settings" + _W,
     # subscriptions
     "paymentEvents": "payments" + _R,
 }
@@ -64,6 +68,7 @@ NODE_PREFIXES: dict[str, str] = {
     "whk": "developers_read", "evt": "developers_read", "rul": "settings_read", "sub": "billing_read",
     "inv": "billing_read", "dp": "disputes_read", "set": "balance_read", "ccu": "crm_read", "deal": "crm_read",
     "mbr": "team_read", "ivt": "team_read", "aud": "audit_read",
+    "smr": "balance_read", "spl": "payments_read", "po": "balance_read", "pb": "balance_read",
 }
 
 

@@ -24,6 +24,8 @@ EVENT_TYPES = (
     "subscription.created", "subscription.payment_failed", "subscription.paused", "subscription.resumed",
     "subscription.cancelled", "invoice.created", "invoice.paid", "invoice.updated",
     "team.member_added", "team.member_removed", "team.member_roles_updated",
+    # marketplace (issue 47): payout.* carry a seller's `payout` object (payout.paid: a settlement's too)
+    "sub_merchant.updated", "split.released", "payout.failed", "payout.returned", "payout_batch.created",
 )
 
 

@@ -18,6 +18,7 @@ from models.payments import Payment
 from services import events, scheduler
 from services.identity import audit
 from services.money import dispute_view, ledger
+from services.money.marketplace import reversals as marketplace_reversals
 from services.payments import cards
 from services.payments.objects import event_object
 from services.errors import InvalidState, NotFound, ValidationError
@@ -149,6 +150,8 @@ async def open_dispute(payment_id: str, due: datetime) -> str | None:
             legs += [ledger.Leg(ledger.MERCHANT_BALANCE, fee), ledger.Leg(ledger.FEE_REVENUE, -fee)]
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="dispute",
                           legs=legs, payment_id=p.id, source_id=d.id)
+        await marketplace_reversals.on_dispute(merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id,
+                                               payment_amount=p.amount, disputed=amount, now=due)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.disputed",
                           obj=event_object(p, dispute=dispute_view.shape(d)))
     return f"payment {p.id} disputed: {d.id}, {amount} + fee {fee} {p.currency} debited"
@@ -175,6 +178,7 @@ async def decide(dispute_id: str, due: datetime) -> str | None:
                               kind="dispute_won", legs=[ledger.Leg(ledger.MERCHANT_BALANCE, -d.amount),
                                                         ledger.Leg(ledger.PROVIDER_RECEIVABLE, d.amount)],
                               payment_id=d.payment_id, source_id=d.id)
+            await marketplace_reversals.on_dispute_won(payment_id=d.payment_id, now=due)
     return f"dispute {d.id} {d.status}" + (f": {d.amount} {d.currency} returned" if won else "")
 
 

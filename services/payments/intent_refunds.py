@@ -22,6 +22,7 @@ from services.errors import Conflict, InvalidState, NotFound, ValidationError
 from services.ids import new_id
 from services.infra import db
 from services.infra.runtime import runtime
+from services.money.marketplace import reversals as marketplace_reversals
 from services.payments import bnpl, intents, local_methods, payments
 from services.principal import Principal
 from services.timestamps import iso
@@ -33,6 +34,7 @@ REFUNDABLE = ("succeeded", "refunded")      # `refunded` with something left can
 class IntentRefundResult:
     intent: PaymentIntent
     refund: IntentRefund
+    split_reversals: list[dict] | None = None     # a split payment's: each line's part (marketplace)
 
 
 def refund_object(r: IntentRefund) -> dict[str, Any]:
@@ -60,7 +62,7 @@ async def _load_result(principal: Principal, intent_id: str, refund_id: str) -> 
 
 def _parse(data: Any) -> tuple[int | None, str | None]:
     try:
-        return payments.parse_refund(data, also=("idempotency_key",))
+        return payments.parse_refund(data, also=("idempotency_key", *marketplace_reversals.REFUND_FIELDS))
     except ValidationError as e:
         if e.param == "amount":        # the /v1 code of a bad amount (as on create)
             raise ValidationError(e.message, code="invalid_amount", param="amount") from None
@@ -71,6 +73,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
     if not isinstance(data, dict):
         raise ValidationError("request body must be a JSON object")
     amount, reason = _parse(data)
+    opts = marketplace_reversals.parse_options(data)
 
     async def attempt() -> IntentRefundResult:
         async with in_transaction():
@@ -84,6 +87,13 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
                                    "only a succeeded payment intent can be refunded")
             moved = payments.refund_amount(what=f"Payment intent {intent.id}", captured=intent.amount_received,
                                            refunded=intent.amount_refunded, amount=amount, obj=intent)
+            now = runtime().clock.now()
+            refund_id = new_id("ref")
+            # A split payment's sellers first (their reversals), then the provider's refund.
+            reversals = await marketplace_reversals.on_refund(payment_id=intent.id, payment_amount=intent.amount,
+                                                              refunded_before=intent.amount_refunded,
+                                                              refund_amount=moved, refund_id=refund_id, opts=opts,
+                                                              now=now)
             # Card-like intents give the money back through the provider that captured it; crypto
             # and cash on delivery have none (the merchant returns the money; the ledger records it).
             if bnpl.is_bnpl(intent.payment_method):       # the BNPL provider's own refund (services.payments.bnpl)
@@ -100,7 +110,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
             if not changed:      # only without row locks (SQLite): a concurrent refund won
                 raise Conflict("The payment intent changed meanwhile; retrieve it and retry", code="conflict")
             intent.amount_refunded, intent.status, intent.version = total, status, intent.version + 1
-            refund = await IntentRefund.create(id=new_id("ref"), intent_id=intent.id, merchant_id=intent.merchant_id,
+            refund = await IntentRefund.create(id=refund_id, intent_id=intent.id, merchant_id=intent.merchant_id,
                                                livemode=intent.livemode, amount=moved, currency=intent.currency,
                                                reason=reason, status="succeeded", provider_reference=reference,
                                                created_at=now)
@@ -111,7 +121,7 @@ async def _refund(principal: Principal, intent_id: str, data: Any) -> IntentRefu
             await events.emit(merchant_id=intent.merchant_id, livemode=intent.livemode, type="payment.refunded",
                               obj={**intents.intent_object(intent),
                                    "refund": {"id": refund.id, "amount": moved, "reason": reason}})
-            return IntentRefundResult(intent=intent, refund=refund)
+            return IntentRefundResult(intent=intent, refund=refund, split_reversals=reversals or None)
     result = await db.retrying(attempt, what=f"refund of intent {intent_id}")
     i = result.intent
     await payments.einvoice_refund(i, result.refund.amount, result.refund.reason)   # e-invoice notes, return receipts

@@ -24,6 +24,7 @@ from models.intents import IntentSplit, PaymentIntent
 from models.receipts import Receipt
 from services import events, idempotency
 from services.money import analytics, ledger, markets, settlement
+from services.money.marketplace import splits as marketplace_splits
 from services.payments import cards, crypto, expiry_due, installments, payments, pricing, receipts, routing
 from services.payments import methods as methods_registry
 from services.errors import Conflict, DomainError, InvalidState, NotFound, PaymentDeclined, ValidationError
@@ -368,6 +369,7 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     else:
         cod_address = None
     split_raw = f.list("split", max_items=MAX_SPLITS)
+    marketplace_raw = f._get("splits", False) if f.has("splits") else None     # the marketplace's split lines
     locale = f.enum("locale", pricing.LOCALES)
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     eta_receipt = payments.check_eta_receipt(f, currency)
@@ -390,6 +392,8 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
             raise ValidationError("installments are for card payments only", param="installments")
         await installments.check_requested(principal=principal, count=count, amount=amount, currency=currency)
     splits = await _check_splits(split_raw, currency=currency, principal=principal)
+    marketplace_lines = await marketplace_splits.parse(marketplace_raw, principal=principal, amount=amount,
+                                                       currency=currency)
 
     market = await markets.cached_market_of(principal.merchant_id)
     now = await now_for(principal)
@@ -423,9 +427,15 @@ async def _create(principal: Principal, data: Any) -> PaymentIntent:
     if wallet_card is not None:       # used from now on, even if the write below fails: never twice
         await wallets.claim(principal=principal, wc=wallet_card, param=f"{method}.token")
     obj = intent_object(intent)
+    marketplace_rows, marketplace_new = marketplace_splits.rows_for_create(
+        marketplace_lines, merchant_id=intent.merchant_id, livemode=intent.livemode, payment_id=intent.id,
+        status="pending", now=now, available_on=None)
+    if marketplace_lines:
+        marketplace_splits.attach(intent, marketplace_new)
     # The intent, its list count, its splits and its event: written together or not at all (one statement on PostgreSQL).
     await lookup.insert_all([
         intent,
+        *marketplace_rows,
         ListCount.added("intents", intent),     # the list's total, kept with the row
         *(new(IntentSplit, id=new_id("spl"), intent_id=intent.id, destination_id=s.merchant_id, amount=s.amount,
                       currency=s.currency, created_at=now) for s in splits),
@@ -647,6 +657,8 @@ async def _transition(intent: PaymentIntent, changes: dict, *, events_: tuple[st
             intent.version += 1
             if ledger_success:
                 await _post_success(intent)
+            if changes.get("status") in ("canceled", "expired"):     # the marketplace's pending split lines
+                await marketplace_splits.on_cancel(payment_id=intent.id, now=runtime().clock.now())
             if changes.get("status") == "succeeded":
                 await receipts.enqueue_intent(intent)     # the receipt's outbox row (services.receipts)
                 eta = payments.eta_receipt_request(intent, asked=bool(intent.eta_receipt), now=runtime().clock.now())
@@ -882,6 +894,8 @@ async def _post_success(intent: PaymentIntent) -> None:
         await ledger.post(merchant_id=intent.merchant_id, livemode=intent.livemode, currency=intent.currency,
                           kind=installments.COMMISSION_KIND, legs=installments.commission_legs(intent.installments),
                           source_id=intent.id)
+    await marketplace_splits.on_capture(payment_id=intent.id, captured=intent.amount, now=runtime().clock.now(),
+                                        available_on=intent.settlement_date)
     if not intent.split:
         return
     # Serialize balance checks of this payer (a row lock on PostgreSQL). NO KEY UPDATE: the

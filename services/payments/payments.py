@@ -27,7 +27,8 @@ from models.payments import Customer, Payment, PaymentAttempt, Refund, RoutingRu
 from models.receipts import Receipt
 from services import events, idempotency
 from services.identity import audit
-from services.money import analytics, dispute_view, ledger, markets
+from services.money import analytics, dispute_view, ledger, markets, settlement
+from services.money.marketplace import reversals as marketplace_reversals, splits as marketplace_splits
 from services.payments import cards, customers, installments, methods, payment_search, pricing, receipts, risk, routing
 from services.payments.wallets import service as wallets
 from services.payments.objects import event_object  # noqa: F401 - the payment as events carry it
@@ -68,6 +69,8 @@ class CreateRequest:
     wallet_value: Any = None                 # apple_pay / google_pay: the `{token}` object, read at execute
     wallet: Any = None                       # its services.payments.wallets.service.WalletCard, once read
     eta_receipt: bool = False                # an ETA e-receipt asked for (EGP; services.einvoicing.eta)
+    splits_raw: Any = None                   # marketplace split lines as sent (services.money.marketplace.splits)
+    split_lines: list = field(default_factory=list)   # ... once checked against the sellers
 
 
 def parse_create(data: dict) -> CreateRequest:
@@ -103,6 +106,7 @@ def parse_create(data: dict) -> CreateRequest:
     count = installments.check_count(f._get("installments", False) if f.has("installments") else None)
     invoice = f.bool("invoice", default=False)
     eta_receipt = check_eta_receipt(f, currency)
+    splits_raw = f._get("splits", False) if f.has("splits") else None
     f.reject_unknown(also=("idempotency_key",))
     if invoice and currency != "TRY":
         raise ValidationError("invoice: true makes a Turkish e-invoice: only a TRY payment asks for one", param="invoice")
@@ -125,7 +129,7 @@ def parse_create(data: dict) -> CreateRequest:
                          customer=customer, customer_id=customer_id,
                          billing_country=billing_country.upper() if billing_country else None,
                          metadata=metadata, description=description, invoice=invoice, wallet_value=(kind, wallet_value)
-                         if wallet_value is not None else None, eta_receipt=eta_receipt)
+                         if wallet_value is not None else None, eta_receipt=eta_receipt, splits_raw=splits_raw)
 
 
 def check_eta_receipt(f: Fields, currency: str) -> bool:
@@ -180,6 +184,8 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         raise ValidationError("request body must be a JSON object")
     key = idempotency.check_key(idempotency_key or data.get("idempotency_key"))
     req = parse_create(data)
+    req.split_lines = await marketplace_splits.parse(req.splits_raw, principal=principal, amount=req.amount,
+                                                     currency=req.currency)
     return await idempotency.run(       # the fingerprint (a deep copy, a card HMAC) only with a key
         principal=principal, operation="payments.create", key=key,
         params=_fingerprint_params(data) if key is not None else None,
@@ -428,6 +434,13 @@ async def _create(principal: Principal, req: CreateRequest, client_address: str 
         eta = eta_receipt_request(p, asked=req.eta_receipt, now=now)
         if eta is not None:
             rows.append(eta)
+    if req.split_lines:         # the marketplace's split lines (and, captured, the sellers' ledger legs)
+        split_rows, new_splits = marketplace_splits.rows_for_create(
+            req.split_lines, merchant_id=p.merchant_id, livemode=p.livemode, payment_id=p.id, now=now,
+            status={"succeeded": "captured", "authorized": "pending"}.get(p.status, "canceled"),
+            available_on=settlement.settlement_date(market, now))
+        rows += split_rows
+        marketplace_splits.attach(p, new_splits)
     etype = {"succeeded": "payment.succeeded", "authorized": "payment.created"}.get(p.status, "payment.failed")
     rows += events.rows(merchant_id=p.merchant_id, livemode=p.livemode, type=etype, obj=event_object(p))
     rows += analytics.payment_rows(p, attempts, market)          # the daily rollups, added to in the same write
@@ -548,7 +561,10 @@ async def capture_payment(*, principal: Principal, payment_id: str, data: dict |
         p.status, p.amount_captured, p.fee, p.captured_at, p.updated_at = "captured", amount, fee, now, now
         await ledger.post(merchant_id=p.merchant_id, livemode=p.livemode, currency=p.currency, kind="capture",
                           legs=ledger.capture_legs(amount, fee), payment_id=p.id)
-        await lookup.upsert(analytics.money_rows(p, await markets.market_of(p.merchant_id), now, captured=amount))
+        market = await markets.market_of(p.merchant_id)
+        await marketplace_splits.on_capture(payment_id=p.id, captured=amount, now=now,
+                                            available_on=settlement.settlement_date(market, now))
+        await lookup.upsert(analytics.money_rows(p, market, now, captured=amount))
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.captured",
                           obj=event_object(p))
         await receipts.enqueue_payment(p)
@@ -570,6 +586,7 @@ async def void_payment(*, principal: Principal, payment_id: str, data: dict | No
         if not changed:
             raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
         p.status, p.voided_at, p.updated_at = "voided", now, now
+        await marketplace_splits.on_cancel(payment_id=p.id, now=now)
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.voided", obj=event_object(p))
     return p
 
@@ -579,25 +596,33 @@ class RefundResult:
     payment: Payment
     refund: Refund
     notes: list[dict] = field(default_factory=list)     # the e-invoice notes the refund caused
+    split_reversals: list[dict] | None = None           # a split payment's: each line's part (marketplace)
 
 
 async def refund_payment(*, principal: Principal, payment_id: str, data: dict | None = None) -> RefundResult:
     """Refund all that is left, or `amount`; repeatable until the captured amount is refunded."""
-    amount, reason = parse_refund(data)
+    amount, reason = parse_refund(data, also=marketplace_reversals.REFUND_FIELDS)
+    opts = marketplace_reversals.parse_options(data)
+    refund_id = new_id("ref")
     async with in_transaction():
         p = await _locked(principal, payment_id)
         if p.status not in REFUNDABLE:
             raise _refuse(p, "refunded", "only a succeeded or captured payment can be refunded")
         amount = refund_amount(what=f"Payment {p.id}", captured=p.amount_captured, refunded=p.amount_refunded,
                                amount=amount, obj=p)
-        reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         now = runtime().clock.now()
+        # A split payment's sellers first (their reversals), then the provider's refund.
+        reversals = await marketplace_reversals.on_refund(payment_id=p.id, payment_amount=p.amount,
+                                                          refunded_before=p.amount_refunded,
+                                                          refund_amount=amount, refund_id=refund_id, opts=opts,
+                                                          now=now)
+        reference = await provider_refund(p.provider, p.provider_reference, amount, p.currency)
         changed = await Payment.filter(id=p.id, amount_refunded=p.amount_refunded, status=p.status).update(
             status="refunded", amount_refunded=p.amount_refunded + amount, updated_at=now)
         if not changed:
             raise InvalidState(f"Payment {p.id} was changed by a concurrent request; read it again")
         p.status, p.amount_refunded, p.updated_at = "refunded", p.amount_refunded + amount, now
-        refund = await Refund.create(id=new_id("ref"), payment_id=p.id, merchant_id=p.merchant_id,
+        refund = await Refund.create(id=refund_id, payment_id=p.id, merchant_id=p.merchant_id,
                                      livemode=p.livemode, amount=amount, currency=p.currency, reason=reason,
                                      status="succeeded", provider_reference=reference, created_at=now)
         await post_refund(p, amount=amount, refund_id=refund.id, now=now, payment_id=p.id)
@@ -607,7 +632,7 @@ async def refund_payment(*, principal: Principal, payment_id: str, data: dict | 
         await events.emit(merchant_id=p.merchant_id, livemode=p.livemode, type="payment.refunded",
                           obj=event_object(p, refund={"id": refund.id, "amount": amount, "reason": reason}))
     notes = await einvoice_refund(p, amount, reason)
-    return RefundResult(payment=p, refund=refund, notes=notes)
+    return RefundResult(payment=p, refund=refund, notes=notes, split_reversals=reversals or None)
 
 
 # The money rules of a refund, shared by `/api` payments (above) and `/v1` intents
