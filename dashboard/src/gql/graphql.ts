@@ -108,6 +108,12 @@ export type PaymentRefundInput = {
   amount?: number | string | null | undefined;
   id: string;
   reason?: string | null | undefined;
+  /** With reverseSplit (default true): credit the sellers the fee's share */
+  refundPlatformFee?: boolean | null | undefined;
+  /** Debit the sellers their lines' refunded parts */
+  reverseSplit?: boolean | null | undefined;
+  /** A split payment: refund this line only */
+  split?: string | null | undefined;
 };
 
 export type SessionKind =
