@@ -15,7 +15,7 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 
 GUIDES = ("payments.md", "intents.md", "local-methods.md", "installments.md", "wallets.md", "bnpl.md",
-          "checkout.md", "billing.md", "einvoicing.md", "money.md", "crm.md", "webhooks.md", "team.md", "dashboard.md", "clients.md",
+          "checkout.md", "billing.md", "einvoicing.md", "money.md", "crm.md", "webhooks.md", "team.md", "dashboard.md", "marketplace.md", "clients.md",
           "performance.md", "operations.md", "decisions.md")
 
 # What the opening (the first 40 lines) must name, as written there (word boundaries, case kept).
