@@ -505,6 +505,7 @@ export interface Payment {
   gib?: PaymentGib | null;
   eta_receipt?: PaymentEtaReceipt | null;
   installments?: Installments | null;
+  splits?: Array<PaymentSplit>;
 }
 
 export interface PaymentCapture {
@@ -534,6 +535,17 @@ export interface PaymentCreateParams {
   invoice?: boolean | null;
   eta_receipt?: boolean | null;
   installments?: number | null;
+  splits?: Array<PaymentCreateParamsSplit> | null;
+}
+
+export interface PaymentCreateParamsSplit {
+  sub_merchant: string;
+  reference?: string | null;
+  amount?: number | null;
+  line_amount?: number | null;
+  fee_percent?: string | null;
+  fee_fixed?: number | null;
+  release?: "manual" | "on_capture" | null;
 }
 
 export interface PaymentCustomerParams {
@@ -632,10 +644,12 @@ export interface PaymentIntent {
   capture_method?: "manual";
   amount_capturable?: number;
   bnpl?: BnplDetails;
+  splits?: Array<PaymentIntentSplit>;
   eta_receipt?: PaymentIntentEtaReceipt | null;
   invoice_id?: string | null;
   gib?: PaymentIntentGib | null;
   refund?: IntentRefund;
+  split_reversals?: Array<PaymentIntentSplitReversal>;
 }
 
 export interface PaymentIntentCancelParams {
@@ -693,8 +707,19 @@ export interface PaymentIntentCreateParams {
   items?: Array<BnplItemParams> | null;
   shipping_address?: ShippingAddressParams | null;
   capture_method?: "manual" | null;
+  splits?: Array<PaymentIntentCreateParamsSplit> | null;
   eta_receipt?: boolean | null;
   invoice?: boolean | null;
+}
+
+export interface PaymentIntentCreateParamsSplit {
+  sub_merchant: string;
+  reference?: string | null;
+  amount?: number | null;
+  line_amount?: number | null;
+  fee_percent?: string | null;
+  fee_fixed?: number | null;
+  release?: "manual" | "on_capture" | null;
 }
 
 export interface PaymentIntentEtaReceipt {
@@ -764,6 +789,38 @@ export interface PaymentIntentRefundParams {
   amount?: number | null;
   reason?: string | null;
   idempotency_key?: string | null;
+  split?: string | null;
+  reverse_split?: boolean | null;
+  refund_platform_fee?: boolean | null;
+}
+
+export interface PaymentIntentSplit {
+  id?: string;
+  object?: "split";
+  payment?: string;
+  sub_merchant?: string;
+  reference?: string | null;
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
+  line_amount?: number;
+  fee?: number;
+  amount?: number;
+  release?: "manual" | "on_capture";
+  status?: "canceled" | "held" | "pending" | "released";
+  auto_release_at?: string | null;
+  released_at?: string | null;
+  amount_refunded?: number;
+  amount_reversed?: number;
+  fee_refunded?: number;
+  amount_disputed?: number;
+  livemode?: boolean;
+  created_at?: string;
+}
+
+export interface PaymentIntentSplitReversal {
+  split?: string;
+  amount?: number;
+  amount_reversed?: number;
+  fee_refunded?: number;
 }
 
 export interface PaymentLink {
@@ -810,6 +867,10 @@ export interface PaymentListParams {
   customer?: string;
   created_gte?: unknown;
   created_lte?: unknown;
+  q?: string;
+  payment_method?: "aani" | "apple_pay" | "benefit" | "bnpl_split3" | "bnpl_split4" | "card" | "cliq" | "cod" | "crypto" | "eg_wallet" | "fawry" | "google_pay" | "knet" | "mada" | "meeza" | "naps" | "omannet" | "qr" | "sadad" | "stcpay" | "tap_to_pay" | "troy";
+  amount_gte?: number;
+  amount_lte?: number;
 }
 
 export interface PaymentMethodDetails {
@@ -862,6 +923,31 @@ export interface PaymentMethodTypeListParams {
 export interface PaymentRefundParams {
   amount?: number | null;
   reason?: string | null;
+  split?: string | null;
+  reverse_split?: boolean | null;
+  refund_platform_fee?: boolean | null;
+}
+
+export interface PaymentSplit {
+  id?: string;
+  object?: "split";
+  payment?: string;
+  sub_merchant?: string;
+  reference?: string | null;
+  currency?: "AED" | "BHD" | "EGP" | "IQD" | "JOD" | "KWD" | "OMR" | "QAR" | "SAR" | "TRY" | "USD";
+  line_amount?: number;
+  fee?: number;
+  amount?: number;
+  release?: "manual" | "on_capture";
+  status?: "canceled" | "held" | "pending" | "released";
+  auto_release_at?: string | null;
+  released_at?: string | null;
+  amount_refunded?: number;
+  amount_reversed?: number;
+  fee_refunded?: number;
+  amount_disputed?: number;
+  livemode?: boolean;
+  created_at?: string;
 }
 
 export interface PaymentVoid {
@@ -889,6 +975,14 @@ export interface Refund {
   amount_refunded: number;
   reason: string | null;
   note: unknown;
+  split_reversals?: Array<RefundSplitReversal>;
+}
+
+export interface RefundSplitReversal {
+  split: string;
+  amount: number;
+  amount_reversed: number;
+  fee_refunded: number;
 }
 
 export interface RoutingDecision {
@@ -1034,12 +1128,12 @@ export interface WebhookEndpoint {
 export interface WebhookEventListParams {
   limit?: number;
   starting_after?: string;
-  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
+  type?: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.failed" | "payout.paid" | "payout.returned" | "payout_batch.created" | "split.released" | "sub_merchant.updated" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
 }
 
 export interface WebhookEventRecord {
   id: string;
-  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.paid" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
+  event: "cod.assigned" | "cod.delivered" | "cod.returned" | "crypto.confirmed" | "crypto.detected" | "crypto.expired" | "invoice.created" | "invoice.paid" | "invoice.sent" | "invoice.updated" | "payment.authorized" | "payment.captured" | "payment.created" | "payment.disputed" | "payment.failed" | "payment.processing" | "payment.refunded" | "payment.succeeded" | "payment.voided" | "payout.failed" | "payout.paid" | "payout.returned" | "payout_batch.created" | "split.released" | "sub_merchant.updated" | "subscription.cancelled" | "subscription.created" | "subscription.paused" | "subscription.payment_failed" | "subscription.renewed" | "subscription.resumed" | "team.member_added" | "team.member_removed" | "team.member_roles_updated";
   delivered: boolean;
   created_at: string;
   status: "delivered" | "failed" | "no_endpoints" | "pending";

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{amount?: int, currency?: string, routing?: mixed, payment_method?: PaymentMethodParams, customer?: PaymentCustomerParams, customer_id?: string, metadata?: array<string, mixed>, description?: string, capture?: bool, capture_method?: string, idempotency_key?: string, invoice?: bool, eta_receipt?: bool, installments?: int}
+ * @phpstan-type Shape array{amount?: int, currency?: string, routing?: mixed, payment_method?: PaymentMethodParams, customer?: PaymentCustomerParams, customer_id?: string, metadata?: array<string, mixed>, description?: string, capture?: bool, capture_method?: string, idempotency_key?: string, invoice?: bool, eta_receipt?: bool, installments?: int, splits?: list<PaymentCreateParamsSplit>}
  */
 final class PaymentCreateParams
 {
-    public const FIELDS = ['amount', 'currency', 'routing', 'payment_method', 'customer', 'customer_id', 'metadata', 'description', 'capture', 'capture_method', 'idempotency_key', 'invoice', 'eta_receipt', 'installments'];
+    public const FIELDS = ['amount', 'currency', 'routing', 'payment_method', 'customer', 'customer_id', 'metadata', 'description', 'capture', 'capture_method', 'idempotency_key', 'invoice', 'eta_receipt', 'installments', 'splits'];
 }

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{amount?: int, currency?: string, payment_method?: string, crypto_asset?: string, crypto_network?: string, merchant_id?: string, customer_id?: string, order_id?: string, description?: string, statement_descriptor?: string, metadata?: array<string, mixed>, cod_address?: CodAddress, split?: list<SplitParams>, locale?: string, phone?: string, expires_in_hours?: int, alias?: string, return_url?: string, idempotency_key?: string, installments?: int, buyer?: BnplBuyerParams, items?: list<BnplItemParams>, shipping_address?: ShippingAddressParams, capture_method?: string, eta_receipt?: bool, invoice?: bool}
+ * @phpstan-type Shape array{amount?: int, currency?: string, payment_method?: string, crypto_asset?: string, crypto_network?: string, merchant_id?: string, customer_id?: string, order_id?: string, description?: string, statement_descriptor?: string, metadata?: array<string, mixed>, cod_address?: CodAddress, split?: list<SplitParams>, locale?: string, phone?: string, expires_in_hours?: int, alias?: string, return_url?: string, idempotency_key?: string, installments?: int, buyer?: BnplBuyerParams, items?: list<BnplItemParams>, shipping_address?: ShippingAddressParams, capture_method?: string, splits?: list<PaymentIntentCreateParamsSplit>, eta_receipt?: bool, invoice?: bool}
  */
 final class PaymentIntentCreateParams
 {
-    public const FIELDS = ['amount', 'currency', 'payment_method', 'crypto_asset', 'crypto_network', 'merchant_id', 'customer_id', 'order_id', 'description', 'statement_descriptor', 'metadata', 'cod_address', 'split', 'locale', 'phone', 'expires_in_hours', 'alias', 'return_url', 'idempotency_key', 'installments', 'buyer', 'items', 'shipping_address', 'capture_method', 'eta_receipt', 'invoice'];
+    public const FIELDS = ['amount', 'currency', 'payment_method', 'crypto_asset', 'crypto_network', 'merchant_id', 'customer_id', 'order_id', 'description', 'statement_descriptor', 'metadata', 'cod_address', 'split', 'locale', 'phone', 'expires_in_hours', 'alias', 'return_url', 'idempotency_key', 'installments', 'buyer', 'items', 'shipping_address', 'capture_method', 'splits', 'eta_receipt', 'invoice'];
 }

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{amount?: int, reason?: string, idempotency_key?: string}
+ * @phpstan-type Shape array{amount?: int, reason?: string, idempotency_key?: string, split?: string, reverse_split?: bool, refund_platform_fee?: bool}
  */
 final class PaymentIntentRefundParams
 {
-    public const FIELDS = ['amount', 'reason', 'idempotency_key'];
+    public const FIELDS = ['amount', 'reason', 'idempotency_key', 'split', 'reverse_split', 'refund_platform_fee'];
 }

@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{limit?: int, starting_after?: string, status?: string, currency?: string, provider?: string, customer?: string, created_gte?: mixed, created_lte?: mixed}
+ * @phpstan-type Shape array{limit?: int, starting_after?: string, status?: string, currency?: string, provider?: string, customer?: string, created_gte?: mixed, created_lte?: mixed, q?: string, payment_method?: string, amount_gte?: int, amount_lte?: int}
  */
 final class PaymentListParams
 {
-    public const FIELDS = ['limit', 'starting_after', 'status', 'currency', 'provider', 'customer', 'created_gte', 'created_lte'];
+    public const FIELDS = ['limit', 'starting_after', 'status', 'currency', 'provider', 'customer', 'created_gte', 'created_lte', 'q', 'payment_method', 'amount_gte', 'amount_lte'];
 }

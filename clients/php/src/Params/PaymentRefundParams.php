@@ -8,9 +8,9 @@ namespace Qafila\Params;
 /**
  * The fields the service accepts (pass them as an array).
  *
- * @phpstan-type Shape array{amount?: int, reason?: string}
+ * @phpstan-type Shape array{amount?: int, reason?: string, split?: string, reverse_split?: bool, refund_platform_fee?: bool}
  */
 final class PaymentRefundParams
 {
-    public const FIELDS = ['amount', 'reason'];
+    public const FIELDS = ['amount', 'reason', 'split', 'reverse_split', 'refund_platform_fee'];
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Payment extends Resource
 {
-    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'gib' => [PaymentGib::class, false], 'eta_receipt' => [PaymentEtaReceipt::class, false], 'installments' => [Installments::class, false]];
+    public const NESTED = ['routing_decision' => [RoutingDecision::class, false], 'payment_method' => [PaymentMethodDetails::class, false], 'dispute' => [PaymentDispute::class, false], 'receipt' => [Receipt::class, false], 'gib' => [PaymentGib::class, false], 'eta_receipt' => [PaymentEtaReceipt::class, false], 'installments' => [Installments::class, false], 'splits' => [PaymentSplit::class, true]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -61,4 +61,6 @@ final class Payment extends Resource
     public ?PaymentEtaReceipt $eta_receipt = null;
     /** @var Installments|null */
     public ?Installments $installments = null;
+    /** @var list<PaymentSplit>|null */
+    public ?array $splits = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class PaymentIntent extends Resource
 {
-    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'payment_method_details' => [PaymentIntentPaymentMethodDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'gib' => [PaymentIntentGib::class, false], 'refund' => [IntentRefund::class, false]];
+    public const NESTED = ['fee' => [Fee::class, false], 'next_action' => [NextAction::class, false], 'receipt' => [PaymentIntentReceipt::class, false], 'crypto' => [CryptoDetails::class, false], 'payment_method_details' => [PaymentIntentPaymentMethodDetails::class, false], 'installments' => [Installments::class, false], 'bnpl' => [BnplDetails::class, false], 'splits' => [PaymentIntentSplit::class, true], 'eta_receipt' => [PaymentIntentEtaReceipt::class, false], 'gib' => [PaymentIntentGib::class, false], 'refund' => [IntentRefund::class, false], 'split_reversals' => [PaymentIntentSplitReversal::class, true]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -95,6 +95,8 @@ final class PaymentIntent extends Resource
     public ?int $amount_capturable = null;
     /** @var BnplDetails|null */
     public ?BnplDetails $bnpl = null;
+    /** @var list<PaymentIntentSplit>|null */
+    public ?array $splits = null;
     /** @var PaymentIntentEtaReceipt|null */
     public ?PaymentIntentEtaReceipt $eta_receipt = null;
     /** @var string|null */
@@ -103,4 +105,6 @@ final class PaymentIntent extends Resource
     public ?PaymentIntentGib $gib = null;
     /** @var IntentRefund|null */
     public ?IntentRefund $refund = null;
+    /** @var list<PaymentIntentSplitReversal>|null */
+    public ?array $split_reversals = null;
 }

@@ -9,7 +9,7 @@ use Qafila\Resource;
 
 final class Refund extends Resource
 {
-    public const NESTED = [];
+    public const NESTED = ['split_reversals' => [RefundSplitReversal::class, true]];
 
     /** @var string|null */
     public ?string $id = null;
@@ -27,4 +27,6 @@ final class Refund extends Resource
     public ?string $reason = null;
     /** @var mixed */
     public mixed $note = null;
+    /** @var list<RefundSplitReversal>|null */
+    public ?array $split_reversals = null;
 }

@@ -73,6 +73,7 @@ __all__ = [
     "PaymentCapture",
     "PaymentCaptureParams",
     "PaymentCreateParams",
+    "PaymentCreateParamsSplit",
     "PaymentCustomerParams",
     "PaymentDispute",
     "PaymentEtaReceipt",
@@ -86,6 +87,7 @@ __all__ = [
     "PaymentIntentConfirmParamsApplePay",
     "PaymentIntentConfirmParamsGooglePay",
     "PaymentIntentCreateParams",
+    "PaymentIntentCreateParamsSplit",
     "PaymentIntentEtaReceipt",
     "PaymentIntentEtaReceiptReturn",
     "PaymentIntentGib",
@@ -95,6 +97,8 @@ __all__ = [
     "PaymentIntentPaymentMethodDetailsCard",
     "PaymentIntentReceipt",
     "PaymentIntentRefundParams",
+    "PaymentIntentSplit",
+    "PaymentIntentSplitReversal",
     "PaymentLink",
     "PaymentLinkCreateParams",
     "PaymentLinkListParams",
@@ -107,10 +111,12 @@ __all__ = [
     "PaymentMethodType",
     "PaymentMethodTypeListParams",
     "PaymentRefundParams",
+    "PaymentSplit",
     "PaymentVoid",
     "Receipt",
     "RedirectToUrl",
     "Refund",
+    "RefundSplitReversal",
     "RoutingDecision",
     "Settlement",
     "SettlementListParams",
@@ -280,6 +286,16 @@ PaymentCustomerParams = TypedDict("PaymentCustomerParams", {
     "phone": str,
 }, total=False)
 
+PaymentCreateParamsSplit = TypedDict("PaymentCreateParamsSplit", {
+    "sub_merchant": str,
+    "reference": str,
+    "amount": int,
+    "line_amount": int,
+    "fee_percent": str,
+    "fee_fixed": int,
+    "release": str,
+}, total=False)
+
 PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "amount": int,
     "currency": str,
@@ -295,6 +311,7 @@ PaymentCreateParams = TypedDict("PaymentCreateParams", {
     "invoice": bool,
     "eta_receipt": bool,
     "installments": int,
+    "splits": List[PaymentCreateParamsSplit],
 }, total=False)
 
 PaymentIntentCancelParams = TypedDict("PaymentIntentCancelParams", {
@@ -340,6 +357,16 @@ ShippingAddressParams = TypedDict("ShippingAddressParams", {
     "postal_code": str,
 }, total=False)
 
+PaymentIntentCreateParamsSplit = TypedDict("PaymentIntentCreateParamsSplit", {
+    "sub_merchant": str,
+    "reference": str,
+    "amount": int,
+    "line_amount": int,
+    "fee_percent": str,
+    "fee_fixed": int,
+    "release": str,
+}, total=False)
+
 PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "amount": int,
     "currency": str,
@@ -365,6 +392,7 @@ PaymentIntentCreateParams = TypedDict("PaymentIntentCreateParams", {
     "items": List[BnplItemParams],
     "shipping_address": ShippingAddressParams,
     "capture_method": str,
+    "splits": List[PaymentIntentCreateParamsSplit],
     "eta_receipt": bool,
     "invoice": bool,
 }, total=False)
@@ -383,6 +411,9 @@ PaymentIntentRefundParams = TypedDict("PaymentIntentRefundParams", {
     "amount": int,
     "reason": str,
     "idempotency_key": str,
+    "split": str,
+    "reverse_split": bool,
+    "refund_platform_fee": bool,
 }, total=False)
 
 PaymentLinkCreateParams = TypedDict("PaymentLinkCreateParams", {
@@ -410,6 +441,10 @@ PaymentListParams = TypedDict("PaymentListParams", {
     "customer": str,
     "created_gte": Any,
     "created_lte": Any,
+    "q": str,
+    "payment_method": str,
+    "amount_gte": int,
+    "amount_lte": int,
 }, total=False)
 
 PaymentMethodTypeListParams = TypedDict("PaymentMethodTypeListParams", {
@@ -421,6 +456,9 @@ PaymentMethodTypeListParams = TypedDict("PaymentMethodTypeListParams", {
 PaymentRefundParams = TypedDict("PaymentRefundParams", {
     "amount": int,
     "reason": str,
+    "split": str,
+    "reverse_split": bool,
+    "refund_platform_fee": bool,
 }, total=False)
 
 SettlementListParams = TypedDict("SettlementListParams", {
@@ -948,7 +986,7 @@ class NextActionQr(Model):
 @register
 @dataclass(eq=False)
 class Payment(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'gib': ('PaymentGib', False), 'eta_receipt': ('PaymentEtaReceipt', False), 'installments': ('Installments', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'routing_decision': ('RoutingDecision', False), 'payment_method': ('PaymentMethodDetails', False), 'dispute': ('PaymentDispute', False), 'receipt': ('Receipt', False), 'gib': ('PaymentGib', False), 'eta_receipt': ('PaymentEtaReceipt', False), 'installments': ('Installments', False), 'splits': ('PaymentSplit', True)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -974,6 +1012,7 @@ class Payment(Model):
     gib: Optional[PaymentGib] = None
     eta_receipt: Optional[PaymentEtaReceipt] = None
     installments: Optional[Installments] = None
+    splits: Optional[List[PaymentSplit]] = None
 
 
 @register
@@ -1052,7 +1091,7 @@ class PaymentGibMessage(Model):
 @register
 @dataclass(eq=False)
 class PaymentIntent(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'payment_method_details': ('PaymentIntentPaymentMethodDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'gib': ('PaymentIntentGib', False), 'refund': ('IntentRefund', False)}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'fee': ('Fee', False), 'next_action': ('NextAction', False), 'receipt': ('PaymentIntentReceipt', False), 'crypto': ('CryptoDetails', False), 'payment_method_details': ('PaymentIntentPaymentMethodDetails', False), 'installments': ('Installments', False), 'bnpl': ('BnplDetails', False), 'splits': ('PaymentIntentSplit', True), 'eta_receipt': ('PaymentIntentEtaReceipt', False), 'gib': ('PaymentIntentGib', False), 'refund': ('IntentRefund', False), 'split_reversals': ('PaymentIntentSplitReversal', True)}
     id: Optional[str] = None
     object: Optional[str] = None
     status: Optional[str] = None
@@ -1095,10 +1134,12 @@ class PaymentIntent(Model):
     capture_method: Optional[str] = None
     amount_capturable: Optional[int] = None
     bnpl: Optional[BnplDetails] = None
+    splits: Optional[List[PaymentIntentSplit]] = None
     eta_receipt: Optional[PaymentIntentEtaReceipt] = None
     invoice_id: Optional[str] = None
     gib: Optional[PaymentIntentGib] = None
     refund: Optional[IntentRefund] = None
+    split_reversals: Optional[List[PaymentIntentSplitReversal]] = None
 
 
 @register
@@ -1177,6 +1218,41 @@ class PaymentIntentReceipt(Model):
 
 @register
 @dataclass(eq=False)
+class PaymentIntentSplit(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    id: Optional[str] = None
+    object: Optional[str] = None
+    payment: Optional[str] = None
+    sub_merchant: Optional[str] = None
+    reference: Optional[str] = None
+    currency: Optional[str] = None
+    line_amount: Optional[int] = None
+    fee: Optional[int] = None
+    amount: Optional[int] = None
+    release: Optional[str] = None
+    status: Optional[str] = None
+    auto_release_at: Optional[str] = None
+    released_at: Optional[str] = None
+    amount_refunded: Optional[int] = None
+    amount_reversed: Optional[int] = None
+    fee_refunded: Optional[int] = None
+    amount_disputed: Optional[int] = None
+    livemode: Optional[bool] = None
+    created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
+class PaymentIntentSplitReversal(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    split: Optional[str] = None
+    amount: Optional[int] = None
+    amount_reversed: Optional[int] = None
+    fee_refunded: Optional[int] = None
+
+
+@register
+@dataclass(eq=False)
 class PaymentLink(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     id: Optional[str] = None
@@ -1233,6 +1309,31 @@ class PaymentMethodType(Model):
 
 @register
 @dataclass(eq=False)
+class PaymentSplit(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    id: Optional[str] = None
+    object: Optional[str] = None
+    payment: Optional[str] = None
+    sub_merchant: Optional[str] = None
+    reference: Optional[str] = None
+    currency: Optional[str] = None
+    line_amount: Optional[int] = None
+    fee: Optional[int] = None
+    amount: Optional[int] = None
+    release: Optional[str] = None
+    status: Optional[str] = None
+    auto_release_at: Optional[str] = None
+    released_at: Optional[str] = None
+    amount_refunded: Optional[int] = None
+    amount_reversed: Optional[int] = None
+    fee_refunded: Optional[int] = None
+    amount_disputed: Optional[int] = None
+    livemode: Optional[bool] = None
+    created_at: Optional[str] = None
+
+
+@register
+@dataclass(eq=False)
 class PaymentVoid(Model):
     _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
     id: Optional[str] = None
@@ -1259,7 +1360,7 @@ class RedirectToUrl(Model):
 @register
 @dataclass(eq=False)
 class Refund(Model):
-    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {'split_reversals': ('RefundSplitReversal', True)}
     id: Optional[str] = None
     status: Optional[str] = None
     refund_id: Optional[str] = None
@@ -1268,6 +1369,17 @@ class Refund(Model):
     amount_refunded: Optional[int] = None
     reason: Optional[str] = None
     note: Optional[Any] = None
+    split_reversals: Optional[List[RefundSplitReversal]] = None
+
+
+@register
+@dataclass(eq=False)
+class RefundSplitReversal(Model):
+    _nested: ClassVar[Dict[str, Tuple[str, bool]]] = {}
+    split: Optional[str] = None
+    amount: Optional[int] = None
+    amount_reversed: Optional[int] = None
+    fee_refunded: Optional[int] = None
 
 
 @register
@@ -3234,6 +3346,16 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentCreateParamsSplit": [
+        [
+            "POST",
+            "/api/payments/create",
+            "request",
+            [
+                "splits"
+            ]
+        ]
+    ],
     "PaymentCustomerParams": [
         [
             "POST",
@@ -3481,6 +3603,16 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/v1/payments/intent",
             "request",
             []
+        ]
+    ],
+    "PaymentIntentCreateParamsSplit": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "request",
+            [
+                "splits"
+            ]
         ]
     ],
     "PaymentIntentEtaReceipt": [
@@ -3933,6 +4065,124 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentIntentSplit": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "splits"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "splits"
+            ]
+        ]
+    ],
+    "PaymentIntentSplitReversal": [
+        [
+            "POST",
+            "/v1/payments/intent",
+            "201",
+            [
+                "split_reversals"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/confirm",
+            "200",
+            [
+                "split_reversals"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments/{id}",
+            "200",
+            [
+                "split_reversals"
+            ]
+        ],
+        [
+            "GET",
+            "/v1/payments",
+            "200",
+            [
+                "data",
+                "split_reversals"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/cancel",
+            "200",
+            [
+                "split_reversals"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/refund",
+            "200",
+            [
+                "split_reversals"
+            ]
+        ],
+        [
+            "POST",
+            "/v1/payments/{id}/capture",
+            "200",
+            [
+                "split_reversals"
+            ]
+        ]
+    ],
     "PaymentLink": [
         [
             "POST",
@@ -4100,6 +4350,33 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             []
         ]
     ],
+    "PaymentSplit": [
+        [
+            "POST",
+            "/api/payments/create",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/{id}",
+            "200",
+            [
+                "splits"
+            ]
+        ],
+        [
+            "GET",
+            "/api/payments/list",
+            "200",
+            [
+                "data",
+                "splits"
+            ]
+        ]
+    ],
     "PaymentVoid": [
         [
             "POST",
@@ -4207,6 +4484,16 @@ SCHEMA_SOURCES: Dict[str, List[List[Any]]] = {
             "/api/payments/{id}/refund",
             "200",
             []
+        ]
+    ],
+    "RefundSplitReversal": [
+        [
+            "POST",
+            "/api/payments/{id}/refund",
+            "200",
+            [
+                "split_reversals"
+            ]
         ]
     ],
     "RoutingDecision": [
