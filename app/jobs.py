@@ -8,7 +8,8 @@ from services.einvoicing.gib import documents as gib_documents, payments as gib_
 from services.einvoicing.eta import authority as eta_authority
 from services.einvoicing.zatca import documents as zatca_documents
 from services.money import balance, disputes
-from services.money.marketplace import payouts as marketplace_payouts, splits as marketplace_splits
+from services.money.marketplace import payouts as marketplace_payouts, sellers as marketplace_sellers
+from services.money.marketplace import splits as marketplace_splits
 from services.payments import bills_rtp, intent_expiry, local_methods
 
 
@@ -26,3 +27,4 @@ def register_job_kinds() -> None:
     eta_authority.register_jobs()    # ETA (Egypt): the authority, its sender, eta.receipt_build and _submit
     marketplace_splits.register_jobs()   # marketplace.split_release: manual splits' auto-release
     marketplace_payouts.register_jobs()  # marketplace.payouts: each seller's payout schedule, day by day
+    marketplace_sellers.register_jobs()  # marketplace.past_due: a seller disabled by its past-due details

@@ -49,6 +49,7 @@ class SubMerchant(Model):
     customer_id = fields.CharField(max_length=40, null=True)      # cus_...: the buyer of its commission invoices
     last_payout_on = fields.DateField(null=True)                  # the last local day the payout schedule ran
     due_since = fields.DatetimeField(null=True)                   # since when payout details are due
+    past_due_notified_at = fields.DatetimeField(null=True)        # sub_merchant.updated sent for its past_due
     created_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
 

@@ -97,7 +97,8 @@ async def test_every_domain_job_kind_is_registered_at_start(client):
                                                 "bnpl.authorization_expire", "zatca.submit",
                                                 "einvoicing.submit", "gib.report", "gib.payment_invoice",
                                                 "gib.intent_invoice", "eta.receipt_build", "eta.receipt_submit",
-                                                    "marketplace.split_release", "marketplace.payouts"]
+                                                    "marketplace.split_release", "marketplace.payouts",
+                                                    "marketplace.past_due"]
 
 
 # ---------------------------------------------------------------- app/checkout: no circle either

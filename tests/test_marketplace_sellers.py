@@ -3,6 +3,7 @@
 72-hour hold after an IBAN change; the marketplace settings."""
 from __future__ import annotations
 
+from datetime import timedelta
 
 import pytest
 from schwifty import IBAN
@@ -151,3 +152,16 @@ async def test_marketplace_settings(client, merchant):
 async def test_an_empty_settings_update_changes_nothing(client, merchant):
     status, m = await call(client, "PUT", "/api/marketplace", merchant.sk)
     assert status == 200 and m["dispute_policy"] == "platform" and m["updated_at"] is None
+
+
+async def test_a_seller_whose_details_fall_past_due_is_announced_disabled(client, merchant, clock):
+    from tests.money_fixtures import run_until
+
+    s = await make_seller(client, merchant.sk, "KW", payout=False, payout_schedule={"interval": "manual"})
+    ran = await run_until(clock, merchant.id, clock.now() + timedelta(days=31))
+    assert [r.kind for r in ran if r.kind == "marketplace.past_due"] == ["marketplace.past_due"]
+    events = await Event.filter(merchant_id=merchant.id, type="sub_merchant.updated").order_by("created_at")
+    assert len(events) == 2 and events[1].data["status"] == "disabled" and events[1].data["id"] == s["id"]
+    ok = await make_seller(client, merchant.sk, "KW", payout_schedule={"interval": "manual"})
+    ran = await run_until(clock, merchant.id, clock.now() + timedelta(days=31))
+    assert not [r for r in ran if r.kind == "marketplace.past_due" and r.id == ok["id"]]     # nothing was due

@@ -330,8 +330,8 @@ async def settle_payout(*, principal: Principal, payout_id: str, outcome: str,
             s.carry += p.amount
             updates: dict[str, Any] = {"carry": s.carry}
             if outcome == "returned":
-                s.iban_due, s.due_since = True, now
-                updates.update(iban_due=True, due_since=now)
+                s.iban_due, s.due_since, s.past_due_notified_at = True, now, None
+                updates.update(iban_due=True, due_since=now, past_due_notified_at=None)
             await SubMerchant.filter(id=s.id).update(**updates)
         p.status, p.updated_at = outcome, now
         if outcome == "paid" and on_paid is not None:

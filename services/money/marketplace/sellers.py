@@ -14,7 +14,7 @@ from schwifty import exceptions as iban_errors
 from tortoise.transactions import in_transaction
 
 from models.marketplace import SubMerchant
-from services import events
+from services import events, scheduler
 from services import tax_ids
 from services.errors import NotFound, ValidationError
 from services.ids import new_id
@@ -269,7 +269,7 @@ async def create_sub_merchant(*, principal: Principal, data: Any) -> SubMerchant
                     legal_name=legal_name, email=email, country=country, currency=COUNTRY_CURRENCY[country],
                     address=address, external_id=external_id, tax_id=tax_id, registration_number=registration_number,
                     payout=payout, default_fee=fee, auto_release_days=release_days, payout_schedule=schedule,
-                    due_since=now, last_payout_on=await today_of(principal.merchant_id, now), created_at=now,
+                    due_since=None if payout else now, last_payout_on=await today_of(principal.merchant_id, now), created_at=now,
                     updated_at=now)
     async with in_transaction():
         await s.save(force_create=True)
@@ -374,3 +374,32 @@ async def get_balance(*, principal: Principal, sub_merchant_id: str) -> dict:
     s = await get_sub_merchant(principal=principal, sub_merchant_id=sub_merchant_id)
     today = await today_of(principal.merchant_id, await now_for(principal))
     return seller_ledger.balance_object(s, await seller_ledger.buckets(s, today))
+
+
+# ---------------------------------------------------------------- past due (a scheduler job)
+
+async def _due_past(scope: scheduler.Scope, until: datetime, limit: int) -> list[tuple[datetime, str]]:
+    rows = await (scope.apply(SubMerchant.filter(due_since__lte=until - PAST_DUE_AFTER,
+                                                 past_due_notified_at__isnull=True))
+                  .order_by("due_since").limit(limit).values_list("due_since", "id"))
+    return [(since + PAST_DUE_AFTER, sid) for since, sid in rows]
+
+
+async def notify_past_due(sub_merchant_id: str, due: datetime) -> str | None:
+    """A seller's payout details became past due: it is disabled now, `sub_merchant.updated` says so
+    (once per due period; none when the details came in meanwhile)."""
+    async with in_transaction():
+        s = await SubMerchant.filter(id=sub_merchant_id).select_for_update(skip_locked=True).first()
+        if s is None or s.past_due_notified_at is not None or s.due_since is None \
+                or s.due_since + PAST_DUE_AFTER > due:
+            return None
+        await SubMerchant.filter(id=s.id).update(past_due_notified_at=due)
+        if not requirements(s, due)["past_due"]:
+            return f"{s.id}: nothing past due"
+        await events.emit(merchant_id=s.merchant_id, livemode=s.livemode, type="sub_merchant.updated",
+                          obj=sub_merchant_object(s, due))
+    return f"{s.id}: disabled, requirements past due"
+
+
+def register_jobs() -> None:
+    scheduler.register(scheduler.JobKind("marketplace.past_due", _due_past, notify_past_due))
