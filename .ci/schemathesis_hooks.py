@@ -159,6 +159,8 @@ def before_call(context, case, kwargs):
         case.body["payout_account"]["iban"] = SANDBOX_IBAN
         if case.body["payout_account"].get("bic"):
             case.body["payout_account"]["bic"] = SANDBOX_BIC
+    if isinstance(case.body, MutableMapping) and path.endswith("/evidence/files"):
+        case.body.update(EVIDENCE_FILE)                  # a PDF's bytes: the type is read from them, no schema says it
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("splits"), list):
         _fix_splits(case.body)                           # amount or line_amount, the fee with line_amount, the sum
     if isinstance(case.body, MutableMapping) and isinstance(case.body.get("items"), list):
@@ -338,6 +340,10 @@ SELLER_IBANS = {"SA": "SA0380000000608010167519", "AE": "AE070331234567890123456
                 "TR": "TR330006100519786457841326"}
 
 
+EVIDENCE_FILE = {"filename": "receipt.pdf", "content_type": "application/pdf",
+                 "content_base64": "JVBERi0xLjQKMSAwIG9iajw8Pj5lbmRvYmoKdHJhaWxlcjw8Pj4KJSVFT0YK"}
+
+
 def _fix_sub_merchant(body: MutableMapping) -> None:
     country, kind = body.get("country"), body.get("type")
     if country not in SELLER_IBANS or kind not in ("individual", "sole_proprietor", "company"):
@@ -370,6 +376,8 @@ def _fix_splits(body: MutableMapping) -> None:
             line.pop("fee_fixed", None)
         elif line.get("line_amount") is None:
             line["amount"] = 1
+            line.pop("fee_percent", None)                # a fee goes with line_amount, not amount
+            line.pop("fee_fixed", None)
         elif line.get("fee_fixed") is not None:
             line["fee_fixed"] = 0                        # a fee above its line is refused
     amount = body.get("amount")

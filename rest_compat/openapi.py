@@ -1022,8 +1022,8 @@ MERCHANT.update({
                   **at_least_one(*_disputes.EVIDENCE_FIELDS)},
         description="needs_response -> under_review; decided a week later."),
     ("POST", "/disputes/{id}/evidence/files"): Op(
-        DISPUTE, body({"filename": text(255), "content_type": enum(("application/pdf", "image/png", "image/jpeg")),
-                       "content_base64": {"type": "string", "maxLength": 2 * 700 * 1024,
+        DISPUTE, body({"filename": text(255, 1), "content_type": enum(("application/pdf", "image/png", "image/jpeg")),
+                       "content_base64": {"type": "string", "minLength": 4, "maxLength": 2 * 700 * 1024,
                                           "description": "the file's bytes, base64 (RFC 4648)"}},
                       required=("filename", "content_type", "content_base64")),
         errors=(409,),

@@ -69,8 +69,6 @@ def build(*, query: Any = None, payment_method: Any = None, amount_gte: Any = No
         s.filters.append(("amount", ">=", low))
     if high is not None:
         s.filters.append(("amount", "<=", high))
-    if low is not None and high is not None and low > high:
-        raise ValidationError(f"{lte_param} must not be less than {gte_param}", param=lte_param)
     if query in (None, ""):
         return s
     if not isinstance(query, str) or len(query) > 254:
