@@ -86,18 +86,40 @@ def wait_http(url: str, timeout: float = 60) -> None:
     raise SystemExit(f"bench: {url} did not answer within {timeout:.0f} s")
 
 
-def start_service(tmp: str, workers: int, name: str = "serve") -> tuple[subprocess.Popen, str]:
-    port, crm = free_port(), free_port()
+def _service_env(tmp: str) -> dict:
     env = dict(os.environ)
     env.setdefault("DATABASE_URL", f"sqlite://{tmp}/bench.sqlite3")
     env.update({"QAFILA_ENV": "test", "QAFILA_VAR_DIR": f"{tmp}/var", "QAFILA_RATE_LIMIT_SCALE": "100000",
                 "QAFILA_SECRET_KEY": "b" * 64})
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--crm-port", str(crm),
-                             "--workers", str(workers)],
-                            cwd=ROOT, env=env, stdout=open(f"{tmp}/{name}.log", "w"), stderr=subprocess.STDOUT)
+    return env
+
+
+def production_layout() -> bool:
+    """The README's production deployment (serving processes with --no-background, and the
+    background work in `qafila worker`) needs PostgreSQL and Redis; the embedded default runs
+    its workers in the serving process, as in development."""
+    return os.environ.get("DATABASE_URL", "").startswith("postgres") and bool(os.environ.get("REDIS_URL"))
+
+
+def start_service(tmp: str, workers: int, name: str = "serve") -> tuple[subprocess.Popen, str]:
+    port, crm = free_port(), free_port()
+    cmd = [sys.executable, "-m", "app.cli", "serve", "--port", str(port), "--crm-port", str(crm),
+           "--workers", str(workers)]
+    if production_layout():
+        cmd.append("--no-background")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=_service_env(tmp), stdout=open(f"{tmp}/{name}.log", "w"),
+                            stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     wait_http(base + "/health")
     return proc, base
+
+
+def start_worker(tmp: str) -> subprocess.Popen:
+    """One `qafila worker`: the webhook fan-out and delivery, receipts and the scheduler, beside
+    the serving process (its own process group, stopped with the run)."""
+    return subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], cwd=ROOT, env=_service_env(tmp),
+                            stdout=open(f"{tmp}/worker.log", "w"), stderr=subprocess.STDOUT,
+                            start_new_session=True)
 
 
 def _loop_name() -> str:
@@ -516,6 +538,8 @@ def main() -> None:
     extra: list[subprocess.Popen] = []
     try:
         service, base = start_service(tmp, 1)
+        if production_layout():
+            extra.append(start_worker(tmp))
         scenarios, merchant = asyncio.run(gather_scenarios(base, tmp))
         only = [w for w in args.only.split(",") if w]
         chosen = _order([s for s in scenarios if not only or any(w in s["name"] for w in only)])
@@ -534,7 +558,10 @@ def main() -> None:
                 asyncio.run(seed_list_rows(dsn, merchant["merchant_id"], False, 1000, kind))
         print(f"backend: {backend}; load: {'wrk' if shutil.which('wrk') else 'aiohttp client'}, "
               f"{args.concurrency} connections, {args.seconds:.0f} s per path, {args.rounds} round(s); "
-              f"one serving process and the reference ({YARDSTICK}); event loop: {_loop_name()}; "
+              + ("the README's production deployment: one serving process (`qafila serve --no-background`) "
+                 "and one `qafila worker`; " if production_layout() else
+                 "one serving process running its own background work (the embedded default); ")
+              + f"the reference ({YARDSTICK}); event loop: {_loop_name()}; "
               f"{os.cpu_count()} CPUs: {_cpu_model()}", flush=True)
         if ys_base:
             print(f"(the lists start at {_list_sizes(base, merchant['secret_key'], ys_base)})", flush=True)
@@ -640,7 +667,10 @@ def main() -> None:
         for proc in [service, *extra]:
             if proc:
                 proc.terminate()
-                proc.wait(30)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
         if yardstick:
             os.killpg(yardstick.pid, signal.SIGTERM)
             yardstick.wait(10)

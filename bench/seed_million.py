@@ -165,7 +165,8 @@ async def main() -> None:
     settle_before = now - timedelta(days=3)
     conn = await asyncpg.connect(_dsn(url))
     merchant_id = new_id("mer")
-    await conn.execute("INSERT INTO merchants (id, email, name, country, created_at) VALUES ($1, $2, $3, 'TR', $4)",
+    await conn.execute("INSERT INTO merchants (id, email, name, country, created_at, require_two_factor) "
+                       "VALUES ($1, $2, $3, 'TR', $4, false)",
                        merchant_id, f"bench-money-{merchant_id}@example.com", f"Bench {args.payments:,}", start)
     rollups: dict[tuple, list[int]] = defaultdict(lambda: [0] * 7)
     latencies: dict[tuple, int] = defaultdict(int)

@@ -6,7 +6,7 @@ from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
 from services.money.marketplace import splits as marketplace_splits
-from services.payments import customers, installments, objects, payment_search, payments, receipts, routing
+from services.payments import customers, installments, objects, payment_read_hot, payment_search, payments, receipts, routing
 
 # ---------------------------------------------------------------- shapes
 
@@ -112,6 +112,8 @@ async def payments_list(call: Call) -> dict:
 
 
 async def payments_get(call: Call) -> dict:
+    if payment_read_hot.available():     # PostgreSQL: its own statement and encoder (services/payments/payment_read_hot.py)
+        return await payment_read_hot.read(call.principal, call.params["id"])
     p, r, dispute = await payments.get_payment_detail(principal=call.principal, payment_id=call.params["id"])
     return {**payment_shape(p, dispute), "receipt": {"channel": r.channel, "sent_to": r.sent_to,
                                                      "status": r.status} if r else None}
