@@ -11,7 +11,7 @@ from aiohttp import web
 from rest_compat.routing import Call, Interface, Route
 from rest_compat.shapes import ts
 from services.identity import auth, ratelimit
-from services.payments import intent_refunds, intents, intents_hot
+from services.payments import intent_create_hot, intent_refunds, intents, intents_hot
 from services.money.marketplace import splits as marketplace_splits
 from services.errors import DomainError
 from services.payments.payment_methods import create_payment_method
@@ -34,7 +34,11 @@ def payment_method_shape(pm) -> dict:
             "created_at": ts(pm.created_at)}
 
 
-async def payments_create(call: Call) -> dict:
+async def payments_create(call: Call) -> dict | web.Response:
+    if intents_hot.available():     # PostgreSQL, the common body: services/payments/intent_create_hot.py
+        raw = await intent_create_hot.create(call.principal, await call.request.read(), call.idempotency_key)
+        if raw is not None:
+            return web.Response(body=raw, status=201, content_type="application/json")
     data = await call.body()
     i = await intents.create_intent(principal=call.principal, data=data, idempotency_key=call.idempotency_key)
     out = intents.created_object(i)

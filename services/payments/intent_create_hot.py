@@ -1,0 +1,166 @@
+"""`POST /v1/payments/intent` on PostgreSQL for the common body, beside the generic create
+(services.payments.intents.create_intent).
+
+The common body: a card-like method (`card`, `mada`, `troy`, `meeza`, `tap_to_pay`) with any of
+`customer_id`, `order_id`, `description`, `statement_descriptor`, `metadata`, `locale` and one's
+own `merchant_id`, sent with a secret key or a member's session and no idempotency key. Anything
+else (another method, splits, installments, an e-receipt or invoice, a wallet token, an
+idempotency key, a field of the wrong type) is the generic create's, and so is every refusal:
+the body is decoded and typed by a msgspec Struct made once at import, then held to the
+generic create's own checks (the same functions, in the same order); when the Struct or a check
+refuses, the generic create runs and answers the documented 400 naming the field.
+
+What the hot create does not do that the generic one does: a Fields reader per body, model
+instances for the intent, its event, the event's waiting row and the list's counter slot (and
+their per-field conversion), the answer built from the model by attribute, and the answer encoded
+twice. Here the rows are dicts of column values (the model's defaults taken once), written by
+lookup.insert_rows in insert_all's one statement (one JSON parameter per table, unpacked with
+json_populate_recordset), and the answer's JSON is encoded once: it is the response body and,
+embedded as it is, the `payment.created` event's payload.
+
+tests/test_hot_intent_create.py holds the two creates to the same rows and the same answer.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import orjson
+
+from models import _lookup as lookup
+from models._rows import counter_slot
+from models.core import ListCount
+from models.events import Event, EventWaiting
+from models.intents import PaymentIntent
+from services.errors import DomainError
+from services.ids import new_id
+from services.infra import telemetry
+from services.infra.runtime import runtime
+from services.money import markets, settlement
+from services.payments import intents, pricing
+from services.payments import methods as methods_registry
+from services.principal import Principal
+from services.timestamps import iso
+from services.validation import MAX_INT, check_int, check_str
+
+HOT_METHODS = frozenset({"card", "mada", "troy", "meeza", "tap_to_pay"})
+_LOCALES = frozenset(pricing.LOCALES)
+
+
+class Body(msgspec.Struct, forbid_unknown_fields=True):
+    """The common create body, typed; a body this refuses goes to the generic create."""
+    amount: int
+    currency: str
+    payment_method: str
+    customer_id: str | None = None
+    order_id: str | None = None
+    description: str | None = None
+    statement_descriptor: str | None = None
+    metadata: dict[str, str] | None = None
+    locale: str | None = None
+    merchant_id: str | None = None
+
+
+_DECODE = msgspec.json.Decoder(Body).decode
+_STRINGS = (("merchant_id", 44), ("customer_id", 64), ("order_id", 200), ("description", 1000),
+            ("statement_descriptor", 22))
+_DEFAULTS: dict[type, dict[str, Any]] = {}
+
+
+def _defaults(model) -> dict[str, Any]:
+    """The model's column defaults, taken once (after Tortoise has named the relations' columns)."""
+    row = _DEFAULTS.get(model)
+    if row is None:
+        row = _DEFAULTS[model] = lookup.column_defaults(model)
+    return row
+
+
+def _checked(principal: Principal, b: Body) -> dict[str, Any] | None:
+    """The generic create's checks of these fields, in its order; None: one refuses (the generic
+    create answers it) or the body is not the common one."""
+    try:
+        currency = pricing.check_currency(b.currency)
+        amount = pricing.check_intent_amount(check_int(b.amount, "amount", min=-MAX_INT), currency)
+        method = b.payment_method
+        if method not in HOT_METHODS:
+            return None
+        m = methods_registry.check_method_currency(method, currency)
+        methods_registry.check_method_amount(m, amount, currency)
+        out = {"currency": currency, "amount": amount, "payment_method": method}
+        for name, max_len in _STRINGS:
+            value = getattr(b, name)
+            out[name] = None if value is None else check_str(value, name, max_len=max_len)
+        if out["merchant_id"] is not None and out["merchant_id"] != principal.merchant_id:
+            return None
+        out["metadata"] = intents._check_metadata(b.metadata)
+    except DomainError:
+        return None
+    if b.locale is not None and b.locale not in _LOCALES:
+        return None
+    out["locale"] = b.locale
+    return out
+
+
+async def create(principal: Principal, raw: bytes, idempotency_key: str | None) -> bytes | None:
+    """The created intent's JSON (the 201 body), or None: the generic create must answer."""
+    if idempotency_key is not None or principal.kind == "publishable" or b"\\u0000" in raw:
+        return None
+    try:
+        body = _DECODE(raw)
+    except msgspec.MsgspecError:
+        return None
+    v = _checked(principal, body)
+    if v is None:
+        return None
+    merchant_id, livemode = principal.merchant_id, principal.livemode
+    currency, amount, method = v["currency"], v["amount"], v["payment_method"]
+    market = await markets.cached_market_of(merchant_id)
+    now = await intents.now_for(principal)
+    fee = pricing.compute_fee(amount=amount, currency=currency, method=method,
+                              home_currency=pricing.MARKET_CURRENCY[market], network_fee_usd=0)
+    iid = new_id("pay")
+    net = amount - fee.amount
+    settles = settlement.settlement_date(market, now)
+    expires = now + intents.EXPIRY
+    fee_rate = f"{fee.rate:f}"
+    metadata = v["metadata"]
+    config = runtime().config
+    answer = {
+        "id": iid, "object": "payment_intent", "status": "requires_payment_method", "amount": amount,
+        "currency": currency, "amount_received": 0, "amount_refunded": 0, "payment_method": method,
+        "payment_method_id": None, "checkout_url": f"{config.pay_url.rstrip('/')}/{iid}",
+        "client_secret": f"{iid}_secret_{intents._sign('client_secret', iid)}",
+        "fee": {"amount": fee.amount, "currency": currency, "rate": fee_rate,
+                "breakdown": {"processing": fee.processing, "currency_conversion": fee.currency_conversion,
+                              "network": fee.network}},
+        "net_amount": net, "settlement_date": settles.isoformat(), "merchant_id": merchant_id,
+        "customer_id": v["customer_id"], "order_id": v["order_id"], "description": v["description"],
+        "statement_descriptor": v["statement_descriptor"], "metadata": metadata or {}, "locale": v["locale"],
+        "created_at": iso(now), "expires_at": iso(expires), "succeeded_at": None, "canceled_at": None,
+        "cancellation_reason": None, "livemode": livemode, "next_action": None, "receipt_url": None,
+        "failure_code": None, "failure_message": None, "split": [], "installments": None, "eta_receipt": None,
+        "invoice_id": None, "gib": None,
+    }
+    encoded = orjson.dumps(answer)
+    intent = dict(_defaults(PaymentIntent))
+    intent.update(id=iid, merchant_id=merchant_id, livemode=livemode, status="requires_payment_method",
+                  amount=amount, currency=currency, payment_method=method, customer_id=v["customer_id"],
+                  order_id=v["order_id"], description=v["description"],
+                  statement_descriptor=v["statement_descriptor"], metadata=metadata, locale=v["locale"],
+                  fee_amount=fee.amount, fee_rate=fee_rate, fee_processing=fee.processing,
+                  fee_conversion=fee.currency_conversion, fee_network=fee.network, net_amount=net,
+                  settlement_date=settles, created_at=now, expires_at=expires)
+    telemetry.event("payment.created", answer)
+    event_id, at = new_id("evt"), runtime().clock.now()
+    event = dict(_defaults(Event))
+    event.update(id=event_id, merchant_id=merchant_id, livemode=livemode, type="payment.created", object_id=iid,
+                 data=orjson.Fragment(encoded), created_at=at)
+    waiting = dict(_defaults(EventWaiting))
+    waiting.update(event_id=event_id, merchant_id=merchant_id, livemode=livemode, type="payment.created",
+                   created_at=at)
+    count = dict(_defaults(ListCount))
+    count.update(merchant_id=merchant_id, livemode=livemode, kind="intents", slot=counter_slot(iid), n=1)
+    await lookup.insert_rows(((PaymentIntent, [intent]), (Event, [event]), (EventWaiting, [waiting]),
+                              (ListCount, [count])))
+    return encoded
+
