@@ -476,29 +476,15 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
     await _write(db, sql, values)
 
 
-def column_defaults(model: type[Model]) -> dict[str, Any]:
-    """{column: what a new row holds when the caller gives nothing} for every column `insert_all`
-    writes (the field's default, made once; else NULL): the start of a hot path's row dict."""
-    fields = model._meta.fields_map
-    out = {}
-    for column, name in _insert_columns(model):
-        default = fields[name].default
-        out[column] = default() if callable(default) else default
-    return out
-
-
-async def insert_rows(tables: Sequence[tuple[type[Model], list[dict[str, Any]]]]) -> None:
-    """`insert_all` for rows given as {column: database value} dicts holding every column
-    (`column_defaults` and the values), on PostgreSQL: the same one statement (a JSON parameter
-    per table), without model instances. For the hot paths (services/payments/*_hot.py)."""
-    plans = [_json_plan(model) for model, _ in tables]
-    key = ("insert-json", tuple(model for model, _ in tables))
-    sql = _SQL.get(key)
-    if sql is None:
-        sql = _SQL[key] = "WITH " + ", ".join(f"w{i} AS ({plan[0].format(i + 1)})"
-                                              for i, plan in enumerate(plans)) + " SELECT 1"
-    dumps = orjson.dumps
-    await _write(tables[0][0]._meta.db, sql, [dumps(rows, default=_json_default).decode() for _, rows in tables])
+async def fetch_hot(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
+    """A hot path's own statement (services/payments/*_hot.py) on `db`, as `fetch` runs it, with
+    a driver error translated as a write's (`_write`): IntegrityError, OperationalError."""
+    try:
+        return await _on_asyncpg(db, sql, values, "fetch")
+    except (asyncpg.SyntaxOrAccessError, asyncpg.exceptions.DataError) as exc:
+        raise OperationalError(exc) from exc
+    except asyncpg.IntegrityConstraintViolationError as exc:
+        raise IntegrityError(exc) from exc
 
 
 async def _insert_positional(db, instances: Sequence[Model]) -> None:

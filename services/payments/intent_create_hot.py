@@ -13,10 +13,9 @@ refuses, the generic create runs and answers the documented 400 naming the field
 What the hot create does not do that the generic one does: a Fields reader per body, model
 instances for the intent, its event, the event's waiting row and the list's counter slot (and
 their per-field conversion), the answer built from the model by attribute, and the answer encoded
-twice. Here the rows are dicts of column values (the model's defaults taken once), written by
-lookup.insert_rows in insert_all's one statement (one JSON parameter per table, unpacked with
-json_populate_recordset), and the answer's JSON is encoded once: it is the response body and,
-embedded as it is, the `payment.created` event's payload.
+twice. Here the four rows are written by one hand-written statement (WRITE_SQL: 25 parameters,
+the twin's 19, where insert_all passes a JSON document per table), and the answer's JSON is encoded
+once: it is the response body and the `payment.created` event's payload.
 
 tests/test_hot_intent_create.py holds the two creates to the same rows and the same answer.
 """
@@ -29,8 +28,6 @@ import orjson
 
 from models import _lookup as lookup
 from models._rows import counter_slot
-from models.core import ListCount
-from models.events import Event, EventWaiting
 from models.intents import PaymentIntent
 from services.errors import DomainError
 from services.ids import new_id
@@ -62,18 +59,27 @@ class Body(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DECODE = msgspec.json.Decoder(Body).decode
+# The intent, its `payment.created` event (the answer as its payload) and the event's waiting row,
+# and the list's counter slot: one statement, 25 parameters, every other column its default
+# (written here: the model's defaults are Python's, not the table's). lookup.insert_all writes the
+# same rows for the generic create (tests/test_hot_intent_create.py compares them column by column).
+WRITE_SQL = """WITH i AS (
+    INSERT INTO "payment_intents" ("id", "merchant_id", "livemode", "status", "amount", "currency", "amount_received",
+        "amount_refunded", "payment_method", "customer_id", "order_id", "description", "statement_descriptor",
+        "metadata", "locale", "fee_amount", "fee_rate", "fee_processing", "fee_conversion", "fee_network",
+        "net_amount", "settlement_date", "created_at", "expires_at", "version", "installment_count",
+        "invoice_requested")
+    VALUES ($1, $2, $3, 'requires_payment_method', $4, $5, 0, 0, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16,
+        $17, $18, $19, $20, $21, 0, 1, false)),
+  e AS (INSERT INTO "events" ("id", "merchant_id", "livemode", "type", "object_id", "data", "created_at")
+        VALUES ($22, $2, $3, 'payment.created', $1, $23, $24)),
+  w AS (INSERT INTO "events_waiting" ("event_id", "merchant_id", "livemode", "type", "created_at")
+        VALUES ($22, $2, $3, 'payment.created', $24)),
+  c AS (INSERT INTO "list_counts" ("merchant_id", "livemode", "kind", "slot", "n") VALUES ($2, $3, 'intents', $25, 1)
+        ON CONFLICT ("merchant_id", "livemode", "kind", "slot") DO UPDATE SET "n" = "list_counts"."n" + 1)
+SELECT 1"""
 _STRINGS = (("merchant_id", 44), ("customer_id", 64), ("order_id", 200), ("description", 1000),
             ("statement_descriptor", 22))
-_DEFAULTS: dict[type, dict[str, Any]] = {}
-
-
-def _defaults(model) -> dict[str, Any]:
-    """The model's column defaults, taken once (after Tortoise has named the relations' columns)."""
-    row = _DEFAULTS.get(model)
-    if row is None:
-        row = _DEFAULTS[model] = lookup.column_defaults(model)
-    return row
-
 
 def _checked(principal: Principal, b: Body) -> dict[str, Any] | None:
     """The generic create's checks of these fields, in its order; None: one refuses (the generic
@@ -142,25 +148,11 @@ async def create(principal: Principal, raw: bytes, idempotency_key: str | None) 
         "invoice_id": None, "gib": None,
     }
     encoded = orjson.dumps(answer)
-    intent = dict(_defaults(PaymentIntent))
-    intent.update(id=iid, merchant_id=merchant_id, livemode=livemode, status="requires_payment_method",
-                  amount=amount, currency=currency, payment_method=method, customer_id=v["customer_id"],
-                  order_id=v["order_id"], description=v["description"],
-                  statement_descriptor=v["statement_descriptor"], metadata=metadata, locale=v["locale"],
-                  fee_amount=fee.amount, fee_rate=fee_rate, fee_processing=fee.processing,
-                  fee_conversion=fee.currency_conversion, fee_network=fee.network, net_amount=net,
-                  settlement_date=settles, created_at=now, expires_at=expires)
     telemetry.event("payment.created", answer)
-    event_id, at = new_id("evt"), runtime().clock.now()
-    event = dict(_defaults(Event))
-    event.update(id=event_id, merchant_id=merchant_id, livemode=livemode, type="payment.created", object_id=iid,
-                 data=orjson.Fragment(encoded), created_at=at)
-    waiting = dict(_defaults(EventWaiting))
-    waiting.update(event_id=event_id, merchant_id=merchant_id, livemode=livemode, type="payment.created",
-                   created_at=at)
-    count = dict(_defaults(ListCount))
-    count.update(merchant_id=merchant_id, livemode=livemode, kind="intents", slot=counter_slot(iid), n=1)
-    await lookup.insert_rows(((PaymentIntent, [intent]), (Event, [event]), (EventWaiting, [waiting]),
-                              (ListCount, [count])))
+    await lookup.fetch_hot(PaymentIntent._meta.db, WRITE_SQL, (
+        iid, merchant_id, livemode, amount, currency, method, v["customer_id"], v["order_id"], v["description"],
+        v["statement_descriptor"], None if metadata is None else orjson.dumps(metadata).decode(), v["locale"],
+        fee.amount, fee_rate, fee.processing, fee.currency_conversion, fee.network, net, settles, now, expires,
+        new_id("evt"), encoded.decode(), runtime().clock.now(), counter_slot(iid)))
     return encoded
 
