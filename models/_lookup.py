@@ -476,6 +476,11 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
     await _write(db, sql, values)
 
 
+async def execute_raw(db, sql: str, values: Sequence[Any]) -> None:
+    """A hand-written PostgreSQL statement (its own `$n`), run as `_write` runs a write."""
+    await _write(db, sql, values)
+
+
 async def fetch_hot(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
     """A hot path's own statement (services/payments/*_hot.py) on `db`, as `fetch` runs it, with
     a driver error translated as a write's (`_write`): IntegrityError, OperationalError."""
