@@ -411,10 +411,10 @@ def _insert_plan(model: type[Model]) -> tuple[str, tuple[tuple[str, Any, type | 
     return plan
 
 
-def _json_plan(model: type[Model]) -> tuple[str, tuple[tuple[str, str, Any, type | None, bool], ...]] | None:
+def _json_plan(model: type[Model]) -> tuple[str, Any] | None:
     """(the `INSERT INTO t (columns) SELECT columns FROM json_populate_recordset(NULL::t, $n)`
-    template, per column (column, field name, field, exact type passed as is, JSON field?)), once
-    per model; None for a model with a binary column (JSON has no bytes: the positional form)."""
+    template, the row's encoder), once per model; None for a model with a binary column (JSON has
+    no bytes: the positional form)."""
     plan = _JSON_PLANS.get(model, _MISSING)
     if plan is _MISSING:
         fields = model._meta.fields_map
@@ -422,14 +422,46 @@ def _json_plan(model: type[Model]) -> tuple[str, tuple[tuple[str, str, Any, type
         if any(isinstance(fields[f], BinaryField) for _, f in columns):
             plan = None
         else:
-            per_column = tuple((c, f, fields[f], fields[f].field_type if type(fields[f]).to_db_value is _BASE_TO_DB
-                                else None, isinstance(fields[f], JSONField)) for c, f in columns)
             names = ", ".join(f'"{c}"' for c, _ in columns)
             table = model._meta.db_table
             plan = (f'INSERT INTO "{table}" ({names}) SELECT {names} FROM '
-                    f'json_populate_recordset(NULL::"{table}", ${{}}::json){_on_conflict(model)}', per_column)
+                    f'json_populate_recordset(NULL::"{table}", ${{}}::json){_on_conflict(model)}',
+                    _row_encoder(model, columns))
         _JSON_PLANS[model] = plan
     return plan
+
+
+def _row_encoder(model: type[Model], columns: list[tuple[str, str]]):
+    """The row of an instance as {column: value orjson encodes and json_populate_recordset reads},
+    as one function written for the model once: a value of the field's own type passes as it is
+    (an aware datetime, a dict or list of a JSON column: nested JSON, which the jsonb column takes
+    whole), anything else goes through the field's `to_db_value` as Tortoise would write it (a
+    JSON column's text then embedded as it is)."""
+    fields = model._meta.fields_map
+    env: dict[str, Any] = {"datetime": datetime, "Fragment": orjson.Fragment, "_json_text": _json_text}
+    items = []
+    for i, (column, name) in enumerate(columns):
+        field = fields[name]
+        env[f"f{i}"] = field
+        get = f"(v := d[{name!r}])"
+        if isinstance(field, JSONField):
+            expr = f"(v if {get} is None or v.__class__ is dict or v.__class__ is list else _json_text(f{i}, v, obj))"
+        elif isinstance(field, DatetimeField):
+            expr = f"(v if {get} is None or (v.__class__ is datetime and v.tzinfo is not None) else f{i}.to_db_value(v, obj))"
+        elif type(field).to_db_value is _BASE_TO_DB:
+            env[f"t{i}"] = field.field_type
+            expr = f"(v if {get}.__class__ is t{i} or v is None else f{i}.to_db_value(v, obj))"
+        else:
+            expr = f"f{i}.to_db_value(d[{name!r}], obj)"
+        items.append(f"{column!r}: {expr}")
+    source = "def encode(obj):\n    d = obj.__dict__\n    return {" + ", ".join(items) + "}\n"
+    exec(compile(source, f"<row encoder of {model.__name__}>", "exec"), env)     # noqa: S102 - our own text
+    return env["encode"]
+
+
+def _json_text(field: JSONField, value: Any, obj: Model) -> Any:
+    text = field.to_db_value(value, obj)
+    return None if text is None else orjson.Fragment(text)
 
 
 _JSON_PLANS: dict[type, Any] = {}
@@ -459,19 +491,11 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
         sql = _SQL[key] = "WITH " + ", ".join(f"w{i} AS ({plan[0].format(i + 1)})"
                                               for i, plan in enumerate(plans)) + " SELECT 1"
     values = []
-    fragment = orjson.Fragment
-    for (model, group), (_, per_column) in zip(groups, plans):
-        rows = []
-        for obj in group:
-            row = {}
-            for column, name, field, plain, is_json in per_column:
-                value = getattr(obj, name)
-                if not (type(value) is plain or (value is None and plain is not None)):
-                    value = field.to_db_value(value, obj)
-                    if is_json and value is not None:
-                        value = fragment(value)
-                row[column] = value
-            rows.append(row)
+    for (model, group), (_, encode) in zip(groups, plans):
+        try:
+            rows = [encode(obj) for obj in group]
+        except KeyError:        # an instance without every field in its __dict__: read as attributes
+            rows = [_encode_slowly(model, obj) for obj in group]
         values.append(orjson.dumps(rows, default=_json_default).decode())
     await _write(db, sql, values)
 
@@ -490,6 +514,15 @@ async def fetch_hot(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
         raise OperationalError(exc) from exc
     except asyncpg.IntegrityConstraintViolationError as exc:
         raise IntegrityError(exc) from exc
+
+
+def _encode_slowly(model: type[Model], obj: Model) -> dict[str, Any]:
+    fields = model._meta.fields_map
+    out = {}
+    for column, name in _insert_columns(model):
+        value = fields[name].to_db_value(getattr(obj, name), obj)
+        out[column] = orjson.Fragment(value) if isinstance(fields[name], JSONField) and value is not None else value
+    return out
 
 
 async def _insert_positional(db, instances: Sequence[Model]) -> None:
