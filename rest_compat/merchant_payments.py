@@ -6,7 +6,8 @@ from rest_compat.routing import Call, Route
 from rest_compat.shapes import page, ts
 from services.money import dispute_view
 from services.money.marketplace import splits as marketplace_splits
-from services.payments import customers, installments, objects, payment_read_hot, payment_search, payments, receipts, routing
+from services.payments import (customers, installments, objects, payment_create_hot, payment_read_hot, payment_search,
+                               payments, receipts, routing)
 
 # ---------------------------------------------------------------- shapes
 
@@ -76,6 +77,11 @@ async def routing_rules_update(call: Call) -> dict:
 # ---------------------------------------------------------------- payments
 
 async def payments_create(call: Call) -> dict:
+    # the common body, read by services/payments/payment_create_hot.py (any backend)
+    p = await payment_create_hot.create(call.principal, await call.request.read(), call.idempotency_key,
+                                        call.client_address)
+    if p is not None:
+        return payment_shape(p)
     data = await call.body()
     p = await payments.create_payment(principal=call.principal, data=data,
                                       idempotency_key=call.idempotency_key, client_address=call.client_address)

@@ -194,6 +194,12 @@ async def create_payment(*, principal: Principal, data: dict, idempotency_key: s
         decode=lambda pid: get_payment(principal=principal, payment_id=pid))
 
 
+async def create_from_request(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
+    """The create of a request already read (services/payments/payment_create_hot.py: a card, no
+    wallet, no splits, no idempotency key): what create_payment runs after its checks."""
+    return await _create(principal, req, client_address)
+
+
 async def _create_with_wallet(principal: Principal, req: CreateRequest, client_address: str | None) -> Payment:
     """A wallet token is read (verified, decrypted, checked against the payment), refused when it
     needs a 3-D Secure challenge (`/api` has no buyer step), marked used, then charged as the card
