@@ -19,7 +19,7 @@ from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput,
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from schema.marketplace import Split, SplitReversal, splits_of
-from services.payments import intent_refunds, intents
+from services.payments import intent_create_hot, intent_refunds, intents, intents_hot
 from services.errors import NotFound
 
 
@@ -368,7 +368,12 @@ class Mutation:
     async def payment_intent_create(self, info: Info[Context, None],
                                     input: PaymentIntentCreateInput) -> PaymentIntentPayload:
         principal = info.context.principal
-        intent, errors = await user_errors(lambda: intents.create_intent(principal=principal, data=to_data(input)))
+        data = to_data(input)
+        if intents_hot.available():      # the common input on PostgreSQL: services/payments/intent_create_hot.py
+            made = await intent_create_hot.create_from_input(principal, data)
+            if made is not None:
+                return _payload(made[1], [], made[0])
+        intent, errors = await user_errors(lambda: intents.create_intent(principal=principal, data=data))
         return _payload(intent, errors, intents.created_object(intent) if intent else None)
 
     @strawberry.mutation

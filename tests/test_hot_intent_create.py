@@ -103,3 +103,39 @@ async def test_what_the_hot_create_leaves_to_the_generic_one(merchant):
         assert await intent_create_hot.create(principal, orjson.dumps({**base, **extra}), None) is None, extra
     assert await intent_create_hot.create(principal, b"[1, 2]", None) is None
     assert await intent_create_hot.create(principal, b"{not json", None) is None
+
+
+GQL = """mutation($input: PaymentIntentCreateInput!) { paymentIntentCreate(input: $input) {
+  paymentIntent { id status amount currency amountReceived paymentMethod netAmount settlementDate createdAt expiresAt
+    metadata locale orderId description statementDescriptor customerId livemode clientSecret checkoutUrl
+    fee { amount currency rate breakdown { processing currencyConversion network } } split { amount } }
+  userErrors { code field } } }"""
+
+
+async def test_graphql_takes_the_hot_create_and_answers_as_the_generic_one(client, merchant, monkeypatch):
+    from services.payments import intents_hot
+    from tests.conftest import gql
+    seen = []
+    real = intent_create_hot.create_from_input
+
+    async def spy(principal, data):
+        made = await real(principal, data)
+        seen.append(made is not None)
+        return made
+    monkeypatch.setattr(intent_create_hot, "create_from_input", spy)
+    variables = {"input": {"amount": 12345, "currency": "KWD", "paymentMethod": "card", "metadata": {"k": "v"},
+                           "locale": "ar", "orderId": "o-1"}}
+    status, hot = await gql(client, GQL, variables, key=merchant.sk)
+    assert status == 200 and seen == [True], hot
+    monkeypatch.setattr(intents_hot, "available", lambda: False)          # now the generic create
+    status, generic = await gql(client, GQL, variables, key=merchant.sk)
+    assert seen == [True]
+    a, b = hot["data"]["paymentIntentCreate"], generic["data"]["paymentIntentCreate"]
+    assert a["userErrors"] == b["userErrors"] == []
+    for o in (a["paymentIntent"], b["paymentIntent"]):
+        assert o["clientSecret"].startswith(o["id"]) and o["checkoutUrl"].endswith(o["id"])
+        del o["id"], o["clientSecret"], o["checkoutUrl"]
+    assert a == b
+    monkeypatch.undo()
+    status, refused = await gql(client, GQL, {"input": {**variables["input"], "amount": -5}}, key=merchant.sk)
+    assert refused["data"]["paymentIntentCreate"]["userErrors"][0]["field"] == "amount"

@@ -21,6 +21,7 @@ tests/test_hot_intent_create.py holds the two creates to the same rows and the s
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -109,11 +110,31 @@ def _checked(principal: Principal, b: Body) -> dict[str, Any] | None:
 
 async def create(principal: Principal, raw: bytes, idempotency_key: str | None) -> bytes | None:
     """The created intent's JSON (the 201 body), or None: the generic create must answer."""
-    if idempotency_key is not None or principal.kind == "publishable" or b"\\u0000" in raw:
+    if idempotency_key is not None or b"\\u0000" in raw:
         return None
     try:
         body = _DECODE(raw)
     except msgspec.MsgspecError:
+        return None
+    made = await _create(principal, body)
+    return None if made is None else made[1]
+
+
+async def create_from_input(principal: Principal, data: dict[str, Any]) -> tuple[dict, Any] | None:
+    """GraphQL `paymentIntentCreate`'s input (as a dict of snake_case fields): the intent's object
+    and its dates (for schema.intents.PaymentIntent.of), or None: the generic create must answer."""
+    if b"\\u0000" in orjson.dumps(data):       # a NUL anywhere (JSON escapes it): the generic create's 400
+        return None
+    try:
+        body = msgspec.convert(data, Body)
+    except msgspec.MsgspecError:
+        return None
+    made = await _create(principal, body)
+    return None if made is None else (made[0], made[2])
+
+
+async def _create(principal: Principal, body: Body) -> tuple[dict, bytes, SimpleNamespace] | None:
+    if principal.kind == "publishable":
         return None
     v = _checked(principal, body)
     if v is None:
@@ -154,5 +175,6 @@ async def create(principal: Principal, raw: bytes, idempotency_key: str | None) 
         v["statement_descriptor"], None if metadata is None else orjson.dumps(metadata).decode(), v["locale"],
         fee.amount, fee_rate, fee.processing, fee.currency_conversion, fee.network, net, settles, now, expires,
         new_id("evt"), encoded.decode(), runtime().clock.now(), counter_slot(iid)))
-    return encoded
+    return answer, encoded, SimpleNamespace(settlement_date=settles, created_at=now, expires_at=expires,
+                                            succeeded_at=None, canceled_at=None)
 
