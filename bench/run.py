@@ -8,8 +8,11 @@ THE reference is ../shared/perf/yardstick_documented.py (issue 40): the yardstic
 (../shared/perf/yardstick.py, a bare aiohttp server on the same PostgreSQL and Redis: the Redis
 gate, a request id, the rate-limit headers and an access line on every answer) plus, for each of
 its paths, a twin doing what the documented answer obliges and the yardstick's path leaves out,
-done as barely. It runs beside one `qafila serve` process with the same DATABASE_URL / REDIS_URL
-(its perf_ceiling* and perf_documented_* tables made afresh at the start of a run), and each
+done as barely. It runs beside the README's production deployment -- one `qafila serve
+--no-background` process and one `qafila worker` (webhook fan-out and delivery, receipts, the
+scheduler) -- with the same DATABASE_URL / REDIS_URL (its perf_ceiling* and perf_documented_*
+tables made afresh at the start of a run); on the embedded default the serving process runs its
+background work itself. Each
 service path is measured right after its reference: `/read` before `GET /api/payments/:id` and
 `GET /api/api-keys`; `/read-documented` before `GET /v1/payments/:id`; `/list-documented` before
 `GET /v1/payments?limit=20` (1,000 intents each) and `GET /api/payments/list?limit=20` (shown, no
