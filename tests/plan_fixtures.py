@@ -89,9 +89,10 @@ def capture(monkeypatch, marker: str) -> Seen:
 
 
 def capture_page(monkeypatch, *markers: str) -> list[tuple[str, list]]:
-    """The (PostgreSQL text, values) of every list page's statement (models._keyset.fetch) that
-    contains all of `markers`, from here on."""
-    from models import _keyset
+    """The (PostgreSQL text, values) of every list page's statement that contains all of
+    `markers`, from here on: the generic pages' (models._keyset.fetch) and the hot `/v1` page's
+    (services/payments/intents_hot.py, through models._lookup.fetch)."""
+    from models import _keyset, _lookup
     seen: list[tuple[str, list]] = []
     fetch_ = _keyset.fetch
 
@@ -100,4 +101,5 @@ def capture_page(monkeypatch, *markers: str) -> list[tuple[str, list]]:
             seen.append((sql, list(values)))
         return await fetch_(conn, sql, values)
     monkeypatch.setattr(_keyset, "fetch", capturing)
+    monkeypatch.setattr(_lookup, "fetch", capturing)
     return seen

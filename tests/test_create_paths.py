@@ -86,7 +86,10 @@ async def test_intent_create_is_one_write(client, merchant, monkeypatch):
     await create_intent(client, merchant.sk)                         # the merchant's market is now known
     with round_trips(monkeypatch) as sent:
         await create_intent(client, merchant.sk)
-    assert len(sent) == 1 and sent[0].startswith("WITH w0 AS (INSERT"), sent
+    # one statement (services/payments/intent_create_hot.py's): the intent, its event, the event's
+    # waiting row and the list's counter slot
+    assert len(sent) == 1 and sent[0].startswith("WITH "), sent
+    assert all(f'INSERT INTO "{t}"' in sent[0] for t in ("payment_intents", "events", "events_waiting", "list_counts"))
 
 
 async def test_a_new_customer_is_written_with_its_payment(client, merchant):
