@@ -102,28 +102,49 @@ def _rare(r, o: int) -> SimpleNamespace:
                            payment_method=r[o + 6], method_details=_json(r[o + 40]), crypto=_json(r[o + 37]))
 
 
-def intent_answer(r, o: int = 0) -> dict[str, Any]:
+def encoder_context() -> tuple:
+    """What every object of one answer shares, found once per answer, not once per object: the
+    checkout URL's prefix and client_secret's keyed HMAC states (intents._sign's)."""
+    config = runtime().config
+    if intents._KEYED[0] != config.secret_key:
+        intents._KEYED[:] = intents._keyed(config.secret_key)
+    return config.pay_url.rstrip("/") + "/", intents._KEYED[1], intents._KEYED[2]
+
+
+def intent_answer(r, o: int = 0, context: tuple | None = None) -> dict[str, Any]:
     """The documented payment intent (intents.intent_object) from a record of COLUMNS starting at
-    position `o`."""
-    iid, method = r[o], r[o + 6]
+    position `o`; `context`: encoder_context(), when the caller makes several."""
+    prefix, inner, outer = context or encoder_context()
+    (iid, status, amount, currency, received, refunded, method, pm_ref, fee_amount, fee_rate, processing,
+     conversion, network, net, settles, merchant_id, customer_id, order_id, description, descriptor, metadata,
+     locale, created, expires, succeeded, canceled, reason, livemode, next_action, token, failure_code,
+     failure_message, split, terms, eta, invoice_id, gib, crypto, cod, _cod_status, details) = r[o:o + _N]
+    signing = inner.copy()
+    signing.update(b"client_secret:" + iid.encode())
+    signed = outer.copy()
+    signed.update(signing.digest())
     obj: dict[str, Any] = {
-        "id": iid, "object": "payment_intent", "status": r[o + 1], "amount": r[o + 2], "currency": r[o + 3],
-        "amount_received": r[o + 4], "amount_refunded": r[o + 5], "payment_method": method,
-        "payment_method_id": r[o + 7], "checkout_url": f"{runtime().config.pay_url.rstrip('/')}/{iid}",
-        "client_secret": f"{iid}_secret_{intents._sign('client_secret', iid)}",
-        "fee": {"amount": r[o + 8], "currency": r[o + 3], "rate": r[o + 9],
-                "breakdown": {"processing": r[o + 10], "currency_conversion": r[o + 11], "network": r[o + 12]}},
-        "net_amount": r[o + 13], "settlement_date": r[o + 14].isoformat(), "merchant_id": r[o + 15],
-        "customer_id": r[o + 16], "order_id": r[o + 17], "description": r[o + 18],
-        "statement_descriptor": r[o + 19], "metadata": _raw(r[o + 20]) or {}, "locale": r[o + 21],
-        "created_at": iso(r[o + 22]), "expires_at": iso(r[o + 23]), "succeeded_at": iso(r[o + 24]),
-        "canceled_at": iso(r[o + 25]), "cancellation_reason": r[o + 26], "livemode": r[o + 27],
-        "next_action": _raw(r[o + 28]), "receipt_url": receipts.url_of(iid, r[o + 29]),
-        "failure_code": r[o + 30], "failure_message": r[o + 31], "split": _raw(r[o + 32]) or [],
-        "installments": installments.as_object(_json(r[o + 33])), "eta_receipt": _raw(r[o + 34]),
-        "invoice_id": r[o + 35], "gib": _raw(r[o + 36]),
+        "id": iid, "object": "payment_intent", "status": status, "amount": amount, "currency": currency,
+        "amount_received": received, "amount_refunded": refunded, "payment_method": method,
+        "payment_method_id": pm_ref, "checkout_url": prefix + iid,
+        "client_secret": f"{iid}_secret_{signed.hexdigest()[:24]}",
+        "fee": {"amount": fee_amount, "currency": currency, "rate": fee_rate,
+                "breakdown": {"processing": processing, "currency_conversion": conversion, "network": network}},
+        "net_amount": net, "settlement_date": settles.isoformat(), "merchant_id": merchant_id,
+        "customer_id": customer_id, "order_id": order_id, "description": description,
+        "statement_descriptor": descriptor, "metadata": {} if metadata is None else orjson.Fragment(metadata),
+        "locale": locale, "created_at": iso(created), "expires_at": iso(expires),
+        "succeeded_at": None if succeeded is None else iso(succeeded),
+        "canceled_at": None if canceled is None else iso(canceled), "cancellation_reason": reason,
+        "livemode": livemode, "next_action": None if next_action is None else orjson.Fragment(next_action),
+        "receipt_url": f"{prefix}{iid}/receipt/{token}" if token else None,
+        "failure_code": failure_code, "failure_message": failure_message,
+        "split": [] if split is None else orjson.Fragment(split),
+        "installments": None if terms is None else installments.as_object(orjson.loads(terms)),
+        "eta_receipt": None if eta is None else orjson.Fragment(eta), "invoice_id": invoice_id,
+        "gib": None if gib is None else orjson.Fragment(gib),
     }
-    if r[o + 37] is not None or method == "qr" or r[o + 38] is not None or r[o + 40] is not None:
+    if crypto is not None or method == "qr" or cod is not None or details is not None:
         _optional(obj, r, o)
     return obj
 
@@ -212,6 +233,7 @@ async def page(principal: Principal, query: Mapping[str, Any]) -> dict[str, Any]
     if await _any_due(principal, records, 2):
         return None
     has_more = len(records) > limit
-    data = [intent_answer(r, 2) for r in records[:limit]]
+    context = encoder_context()
+    data = [intent_answer(r, 2, context) for r in records[:limit]]
     return {"object": "list", "data": data, "has_more": has_more,
             "next_cursor": data[-1]["id"] if has_more and data else None, "total_count": int(head[1] or 0)}
