@@ -2,7 +2,7 @@
 `GET /v1/payments/:id` and the unfiltered page `GET /v1/payments?limit=&starting_after=`.
 
 What the generic path does per request and these do not: a RowView per row (a per-column loop
-converting every one of the row's 51 columns), `intent_object` reading them by attribute, the
+converting every one of the row's 49 columns), `intent_object` reading them by attribute, the
 keyset builder's value plan. Here each statement is written once at import (the page's once per
 limit, its LIMIT in the text as the reference writes it), selects only the columns the answer
 shows, is prepared once per pooled connection (asyncpg's statement cache, keyed by the text),
