@@ -500,6 +500,13 @@ async def _insert_statement(db, instances: Sequence[Model]) -> None:
     await _write(db, sql, values)
 
 
+def on_postgres(model: type[Model]) -> bool:
+    """Whether `model`'s client is PostgreSQL's (the pooled asyncpg client, or a transaction on
+    it): where the hot paths' own statements run (services/payments/*_hot.py)."""
+    db = model._meta.db
+    return isinstance(db, AsyncpgDBClient) or type(db) is TransactionWrapper
+
+
 async def execute_raw(db, sql: str, values: Sequence[Any]) -> None:
     """A hand-written PostgreSQL statement (its own `$n`), run as `_write` runs a write."""
     await _write(db, sql, values)

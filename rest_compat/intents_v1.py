@@ -35,10 +35,10 @@ def payment_method_shape(pm) -> dict:
 
 
 async def payments_create(call: Call) -> dict | web.Response:
-    if intents_hot.available():     # PostgreSQL, the common body: services/payments/intent_create_hot.py
-        raw = await intent_create_hot.create(call.principal, await call.request.read(), call.idempotency_key)
-        if raw is not None:
-            return web.Response(body=raw, status=201, content_type="application/json")
+    # the common body on PostgreSQL: services/payments/intent_create_hot.py (None: the generic create)
+    raw = await intent_create_hot.create(call.principal, await call.request.read(), call.idempotency_key)
+    if raw is not None:
+        return web.Response(body=raw, status=201, content_type="application/json")
     data = await call.body()
     i = await intents.create_intent(principal=call.principal, data=data, idempotency_key=call.idempotency_key)
     out = intents.created_object(i)
@@ -58,10 +58,10 @@ async def payments_confirm(call: Call) -> dict:
 
 
 async def payments_retrieve(call: Call) -> dict:
-    if intents_hot.available():         # PostgreSQL: its own statement and encoder (services/payments/intents_hot.py)
-        out = await intents_hot.retrieve(call.principal, call.params["id"], call.query.get("client_secret"))
-        if out is not None:
-            return out
+    # PostgreSQL: its own statement and encoder (services/payments/intents_hot.py; None: the generic read)
+    out = await intents_hot.retrieve(call.principal, call.params["id"], call.query.get("client_secret"))
+    if out is not None:
+        return out
     i, r = await intents.get_intent_with_receipt(principal=call.principal, intent_id=call.params["id"],
                                                  client_secret=call.query.get("client_secret"))
     out = intents.intent_object(i)
@@ -71,10 +71,9 @@ async def payments_retrieve(call: Call) -> dict:
 
 
 async def payments_list(call: Call) -> dict:
-    if intents_hot.available():
-        out = await intents_hot.page(call.principal, call.query)
-        if out is not None:
-            return out
+    out = await intents_hot.page(call.principal, call.query)
+    if out is not None:
+        return out
     p = await intents.list_intents(principal=call.principal, query=call.query)
     out = {"object": "list", "data": [intents.intent_object(i) for i in p.items], "has_more": p.has_more,
            "next_cursor": p.next_cursor, "total_count": p.total}

@@ -118,8 +118,10 @@ async def payments_list(call: Call) -> dict:
 
 
 async def payments_get(call: Call) -> dict:
-    if payment_read_hot.available():     # PostgreSQL: its own statement and encoder (services/payments/payment_read_hot.py)
-        return await payment_read_hot.read(call.principal, call.params["id"])
+    # PostgreSQL: its own statement and encoder (services/payments/payment_read_hot.py; None: the generic read)
+    out = await payment_read_hot.read(call.principal, call.params["id"])
+    if out is not None:
+        return out
     p, r, dispute = await payments.get_payment_detail(principal=call.principal, payment_id=call.params["id"])
     return {**payment_shape(p, dispute), "receipt": {"channel": r.channel, "sent_to": r.sent_to,
                                                      "status": r.status} if r else None}

@@ -19,7 +19,7 @@ from schema.payments import PaymentEtaReceipt, PaymentReceipt, WalletTokenInput,
 from schema.installments import Installments
 from schema.relay import NODE_RESOLVERS, Connection, Node, check_first, connection
 from schema.marketplace import Split, SplitReversal, splits_of
-from services.payments import intent_create_hot, intent_refunds, intents, intents_hot
+from services.payments import intent_create_hot, intent_refunds, intents
 from services.errors import NotFound
 
 
@@ -369,10 +369,9 @@ class Mutation:
                                     input: PaymentIntentCreateInput) -> PaymentIntentPayload:
         principal = info.context.principal
         data = to_data(input)
-        if intents_hot.available():      # the common input on PostgreSQL: services/payments/intent_create_hot.py
-            made = await intent_create_hot.create_from_input(principal, data)
-            if made is not None:
-                return _payload(made[1], [], made[0])
+        made = await intent_create_hot.create_from_input(principal, data)     # the common input on PostgreSQL
+        if made is not None:
+            return _payload(made[1], [], made[0])
         intent, errors = await user_errors(lambda: intents.create_intent(principal=principal, data=data))
         return _payload(intent, errors, intents.created_object(intent) if intent else None)
 

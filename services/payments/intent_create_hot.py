@@ -35,7 +35,7 @@ from services.ids import new_id
 from services.infra import telemetry
 from services.infra.runtime import runtime
 from services.money import markets, settlement
-from services.payments import intents, pricing
+from services.payments import intents, intents_hot, pricing
 from services.payments import methods as methods_registry
 from services.principal import Principal
 from services.timestamps import iso
@@ -134,7 +134,7 @@ async def create_from_input(principal: Principal, data: dict[str, Any]) -> tuple
 
 
 async def _create(principal: Principal, body: Body) -> tuple[dict, bytes, SimpleNamespace] | None:
-    if principal.kind == "publishable":
+    if principal.kind == "publishable" or not intents_hot.available():
         return None
     v = _checked(principal, body)
     if v is None:

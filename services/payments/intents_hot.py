@@ -23,7 +23,6 @@ from types import SimpleNamespace
 from typing import Any, Mapping
 
 import orjson
-from tortoise.backends.asyncpg.client import AsyncpgDBClient, TransactionWrapper
 
 from models import _lookup as lookup
 from models.intents import PaymentIntent
@@ -45,7 +44,6 @@ COLUMNS = ("id", "status", "amount", "currency", "amount_received", "amount_refu
            "cancellation_reason", "livemode", "next_action", "receipt_token", "failure_code", "failure_message",
            "split", "installments", "eta_receipt", "invoice_id", "gib", "crypto", "cod_address", "cod_status",
            "method_details")
-_AT = {c: i for i, c in enumerate(COLUMNS)}
 _SELECT = ", ".join(f'i."{c}"' for c in COLUMNS)
 RETRIEVE_SQL = (f'SELECT {_SELECT}, r."channel", r."sent_to", r."status" FROM "payment_intents" i '
                 f'LEFT JOIN "receipts" r ON r."payment_id" = i."id" '
@@ -82,18 +80,12 @@ def page_sql(limit: int, cursor: bool) -> str:
 
 
 def available() -> bool:
-    """On PostgreSQL (the pooled asyncpg client, or a transaction on it)."""
-    db = PaymentIntent._meta.db
-    return isinstance(db, AsyncpgDBClient) or type(db) is TransactionWrapper
+    """On PostgreSQL: elsewhere the generic code is the only one."""
+    return lookup.on_postgres(PaymentIntent)
 
 
 def _json(text: str | None) -> Any:
     return None if text is None else orjson.loads(text)
-
-
-def _raw(text: str | None) -> Any:
-    """A JSON column shown as stored: its text embedded in the answer."""
-    return None if text is None else orjson.Fragment(text)
 
 
 def _rare(r, o: int) -> SimpleNamespace:
@@ -193,7 +185,9 @@ _EXPIRABLE = frozenset(intents.UNPAID + ("failed", "requires_capture", "processi
 
 async def retrieve(principal: Principal, intent_id: Any, client_secret: str | None) -> dict[str, Any] | None:
     """The answer of `GET /v1/payments/:id` (with `receipt` once there is one), or None when the
-    generic path must answer (the intent is due to expire)."""
+    generic path must answer (not PostgreSQL, or the intent is due to expire)."""
+    if not available():
+        return None
     if not isinstance(intent_id, str):
         raise NotFound("No such payment intent", param="id")
     found = await lookup.fetch(PaymentIntent._meta.db, RETRIEVE_SQL,
@@ -216,8 +210,8 @@ _PAGE_QUERY = frozenset({"limit", "starting_after"})
 
 async def page(principal: Principal, query: Mapping[str, Any]) -> dict[str, Any] | None:
     """The answer of an unfiltered `GET /v1/payments` page, or None when the generic path must
-    answer (a filter, or an intent of the page due to expire)."""
-    if not _PAGE_QUERY.issuperset(query):
+    answer (not PostgreSQL, a filter, or an intent of the page due to expire)."""
+    if not available() or not _PAGE_QUERY.issuperset(query):
         return None
     limit = check_limit(query.get("limit"))
     after = query.get("starting_after") or None
