@@ -10,8 +10,10 @@ gate, a request id, the rate-limit headers and an access line on every answer) p
 its paths, a twin doing what the documented answer obliges and the yardstick's path leaves out,
 done as barely. It runs beside the README's production deployment -- one `qafila serve
 --no-background` process and one `qafila worker` (webhook fan-out and delivery, receipts, the
-scheduler) -- with the same DATABASE_URL / REDIS_URL (its perf_ceiling* and perf_documented_*
-tables made afresh at the start of a run); on the embedded default the serving process runs its
+scheduler) -- on the same PostgreSQL and Redis: the reference in DATABASE_URL's database (its
+perf_ceiling* and perf_documented_* tables made afresh at the start of a run), the service in a
+database made afresh beside it (`<name>_service`, migrated; `--keep-database` runs it on DATABASE_URL's
+database as earlier runs left it); on the embedded default the serving process runs its
 background work itself. Each
 service path is measured right after its reference: `/read` before `GET /api/payments/:id` and
 `GET /api/api-keys`; `/read-documented` before `GET /v1/payments/:id`; `/list-documented` before
@@ -133,11 +135,12 @@ def _loop_name() -> str:
     return "uvloop"
 
 
-def _spawn_group(cmd: list[str], log: str | None = None) -> subprocess.Popen:
+def _spawn_group(cmd: list[str], log: str | None = None, env: dict | None = None) -> subprocess.Popen:
     """A helper server in its own process group, so all of its processes stop together; its
     output to `log` when given."""
     out = open(log, "w") if log else None
-    return subprocess.Popen(cmd, start_new_session=True, stdout=out, stderr=subprocess.STDOUT if out else None)
+    return subprocess.Popen(cmd, start_new_session=True, stdout=out, stderr=subprocess.STDOUT if out else None,
+                            env=env)
 
 
 def create_merchant(tmp: str) -> dict:
@@ -355,14 +358,39 @@ async def _reset_yardstick(dsn: str) -> None:
         await conn.close()
 
 
-async def _vacuum(dsn: str) -> None:
+def service_database(dsn: str) -> str:
+    """The service's own database for this run, made afresh beside DATABASE_URL's (named after it
+    with `_service`) and migrated, as the reference makes its tables afresh: the service starts
+    from its schema, not from the millions of rows earlier runs left (each run seeds 3,000,000),
+    which the reference never carries. The reference stays in DATABASE_URL's database."""
+    import asyncpg
+    from seed_million import _dsn
+    head, _, tail = dsn.rpartition("/")
+    name, sep, query = tail.partition("?")
+    own = f"{name}_service"
+
+    async def remake() -> None:
+        conn = await asyncpg.connect(_dsn(dsn))
+        try:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{own}" WITH (FORCE)')
+            await conn.execute(f'CREATE DATABASE "{own}"')
+        finally:
+            await conn.close()
+    asyncio.run(remake())
+    out = f"{head}/{own}{sep}{query}"
+    subprocess.run([sys.executable, "-m", "app.cli", "migrate"], cwd=ROOT, env={**os.environ, "DATABASE_URL": out},
+                   check=True, capture_output=True)
+    return out
+
+
+async def _vacuum(dsn: str, tables: tuple[str, ...]) -> None:
     """VACUUM ANALYZE the loaded tables, as autovacuum would soon after such a load, so that it
     does not run during the measurement instead (it would take a core of a 2-core machine)."""
     import asyncpg
     from seed_million import _dsn
     conn = await asyncpg.connect(_dsn(dsn))
     try:
-        for table in ("payment_intents", "payments", "perf_ceiling_intents"):
+        for table in tables:
             await conn.execute(f"VACUUM (ANALYZE) {table}")
     finally:
         await conn.close()
@@ -525,14 +553,20 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=20.0,
                         help="at most this many seconds to wait for a quiet machine before each measurement")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument("--keep-database", action="store_true",
+                        help="run the service on DATABASE_URL's database as it is (with what earlier runs left), "
+                             "not on a fresh one beside it")
     args = parser.parse_args()
     # stopped with SIGTERM: still stop the service and the yardstick (the `finally` below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     ensure_wrk()
     tmp = tempfile.mkdtemp(prefix="qafila-bench-")
     service = yardstick = None
-    dsn = os.environ.get("DATABASE_URL", "")
+    dsn = ys_dsn = os.environ.get("DATABASE_URL", "")
     backend = "PostgreSQL + Redis" if dsn.startswith("postgres") and os.environ.get("REDIS_URL") else "embedded"
+    if backend != "embedded" and not args.keep_database:
+        dsn = os.environ["DATABASE_URL"] = service_database(ys_dsn)     # the service's, its seeds' and workers'
+    ys_env = {**os.environ, "DATABASE_URL": ys_dsn}
     results: dict[str, dict] = {}
     at_scale: dict[str, dict] = {}
     money: dict[str, dict] = {}
@@ -550,9 +584,10 @@ def main() -> None:
         if backend != "embedded":
             if not os.path.exists(YARDSTICK):
                 raise SystemExit(f"bench: the yardstick is missing ({YARDSTICK})")
-            asyncio.run(_reset_yardstick(dsn))
+            asyncio.run(_reset_yardstick(ys_dsn))
             ys_port = free_port()
-            yardstick = _spawn_group([sys.executable, YARDSTICK, str(ys_port)], log=f"{tmp}/yardstick.log")
+            yardstick = _spawn_group([sys.executable, YARDSTICK, str(ys_port)], log=f"{tmp}/yardstick.log",
+                                     env=ys_env)
             ys_base = f"http://127.0.0.1:{ys_port}"
             wait_http(ys_base + "/ready")
             wait_http(ys_base + "/read")
@@ -564,6 +599,8 @@ def main() -> None:
               + ("the README's production deployment: one serving process (`qafila serve --no-background`) "
                  "and one `qafila worker`; " if production_layout() else
                  "one serving process running its own background work (the embedded default); ")
+              + ("on a database made afresh for the run (`--keep-database`: on DATABASE_URL's as it is); "
+                 if dsn != ys_dsn else "")
               + f"the reference ({YARDSTICK}); event loop: {_loop_name()}; "
               f"{os.cpu_count()} CPUs: {_cpu_model()}", flush=True)
         if ys_base:
@@ -609,10 +646,12 @@ def main() -> None:
         results.update({n: summarize(p) for n, p in per_round.items()})
         if args.rows and ys_base:
             t0 = time.monotonic()
-            subprocess.run([sys.executable, YARDSTICK, "--grow", str(args.rows)], check=True)   # both its lists
+            subprocess.run([sys.executable, YARDSTICK, "--grow", str(args.rows)], check=True,   # both its lists
+                           env=ys_env)
             for kind in ("intents", "payments"):
                 asyncio.run(seed_list_rows(dsn, merchant["merchant_id"], False, args.rows, kind))
-            asyncio.run(_vacuum(dsn))
+            asyncio.run(_vacuum(dsn, ("payment_intents", "payments")))
+            asyncio.run(_vacuum(ys_dsn, ("perf_ceiling_intents",)))
             print(f"grew the yardstick's list and the service's intents and payments by {args.rows:,} rows in "
                   f"{time.monotonic() - t0:.0f} s; the lists: {_list_sizes(base, merchant['secret_key'], ys_base)}",
                   flush=True)
