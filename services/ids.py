@@ -1,8 +1,10 @@
-"""Prefixed, unguessable identifiers (`pay_...`, `key_...`) used by every protocol."""
+"""Prefixed, unguessable identifiers (`pay_...`, `key_...`) used by every protocol, in the order
+they were made (to the millisecond)."""
 from __future__ import annotations
 
 import os
 import re
+import time
 from typing import Any
 
 from services.errors import NotFound, ValidationError
@@ -26,8 +28,37 @@ def random_token(length: int = 24) -> str:
     return out[:length].decode()
 
 
-# Ids (not secrets: random_token above reads the system's source afresh for every API key and
-# webhook secret) come from a pool of characters filled 4 KiB of random bytes at a time: a payment
+# An id is time first, then chance: its first TIME_CHARS characters are the milliseconds since the
+# Unix epoch in base 62 (the alphabet above is in ASCII order, so ids sort by the millisecond they
+# were made in), the other 17 of the default 24 are random (101 bits: still unguessable). A new row's
+# key then lands at the end of its primary key index, and of every index on another row's id
+# (a payment's ledger legs, attempts, receipt, event), where the pages are hot, instead of on a
+# random page of an index of millions: fewer pages touched, and far less WAL (each page's first
+# change after a checkpoint is logged whole). The slot of a counter (models/_rows.py) reads the last
+# two characters, random as before. Ids shorter than 20 characters stay wholly random.
+TIME_CHARS = 7                  # 62**7 ms: until the year 2081
+_TIMED_FROM = 20
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+_STAMP = [-1, ""]               # (the millisecond, its TIME_CHARS characters): one encoding per ms
+
+
+def _stamp(ms: int) -> str:
+    if _STAMP[0] != ms:
+        chars, n = [], ms
+        for _ in range(TIME_CHARS):
+            n, r = divmod(n, 62)
+            chars.append(_ALPHABET[r])
+        _STAMP[0], _STAMP[1] = ms, "".join(reversed(chars))
+    return _STAMP[1]
+
+
+# The random characters (not secrets: random_token above reads the system's source afresh for every
+# API key and webhook secret) come from a pool filled 4 KiB of random bytes at a time: a payment
 # create makes about fifteen ids, and one getrandom() call each cost more than the rest of new_id.
 # The pool is emptied in a forked child, so two processes never hand out the same characters.
 _POOL = bytearray()
@@ -42,12 +73,13 @@ os.register_at_fork(after_in_child=_drain_pool)
 
 
 def new_id(prefix: str, length: int = 24) -> str:
-    if len(_POOL) < length:
-        while len(_POOL) < length:
-            _POOL.extend(os.urandom(_REFILL).translate(_BYTE_TO_CHAR, _DROPPED))
-    chars = _POOL[-length:]
-    del _POOL[-length:]
-    return f"{prefix}_{chars.decode()}"
+    timed = length >= _TIMED_FROM
+    need = length - TIME_CHARS if timed else length
+    while len(_POOL) < need:
+        _POOL.extend(os.urandom(_REFILL).translate(_BYTE_TO_CHAR, _DROPPED))
+    chars = _POOL[-need:]
+    del _POOL[-need:]
+    return f"{prefix}_{_stamp(_now_ms())}{chars.decode()}" if timed else f"{prefix}_{chars.decode()}"
 
 
 # A well-formed id: a lower-case prefix of 1 to 8 letters, "_", then letters, digits and "_";
