@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import strawberry
+from graphql import FieldNode
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
@@ -19,7 +20,8 @@ from schema.tax_ids import TaxId, TaxIdInput
 from schema.installments import Installments
 from schema.relay import Connection, Node, check_first, connection, node_resolver
 from services.money import dispute_view
-from services.payments import cards, customers, payment_export, payment_search, payments, receipts, routing
+from services.payments import (cards, customers, payment_export, payment_read_hot, payment_search, payments, receipts,
+                               routing)
 
 from schema.scalars import MinorAmount  # noqa: E402
 from schema.marketplace import Split, SplitReversal, splits_of
@@ -317,6 +319,35 @@ class Payment(Node):
                    payment_link=p.payment_link,
                    receipt_url=receipts.url_of(p.id, p.receipt_token) if p.status in receipts.PAID else None, _row=p)
 
+    @classmethod
+    def of_plain(cls, r) -> Payment:
+        """From payment_read_hot.read_plain's record (its PLAIN columns, by position): for a
+        selection of `PLAIN_FIELDS` only (no field here reads `_row`)."""
+        pid, status = r[0], r[1]
+        return cls(id=strawberry.ID(pid), status=status, amount=r[2], currency=r[3], provider=r[4], risk_score=r[5],
+                   created_at=r[6], amount_captured=r[7], amount_refunded=r[8], capture_method=r[9],
+                   decline_code=r[10], customer_id=r[11], payment_link=r[12],
+                   receipt_url=receipts.url_of(pid, r[13]) if status in receipts.PAID else None)
+
+
+# Payment's fields that read no more than Payment.of_plain keeps (routingDecision, card, wallet,
+# metadata, installments, invoiceId, gib, etaReceipt, capturedAt and voidedAt read `_row`)
+PLAIN_FIELDS = frozenset({"__typename", "id", "status", "amount", "currency", "provider", "riskScore", "createdAt",
+                          "amountCaptured", "amountRefunded", "captureMethod", "declineCode", "customerId",
+                          "paymentLink", "receiptUrl", "customer", "refunds", "receipt", "splits", "dispute"})
+
+
+def _plain_selection(info: Info) -> bool:
+    """Does the query select only PLAIN_FIELDS of the payment (plain fields, no fragment)?"""
+    for node in info._raw_info.field_nodes:
+        selection = node.selection_set
+        if selection is None:
+            return False
+        for s in selection.selections:
+            if type(s) is not FieldNode or s.name.value not in PLAIN_FIELDS:
+                return False
+    return True
+
 
 @node_resolver("pay")
 async def _payment_node(info: Info[Context, None], node_id: str):
@@ -523,7 +554,12 @@ class PaymentsExport:
 class Query:
     @strawberry.field
     async def payment(self, info: Info[Context, None], id: strawberry.ID) -> Payment:
-        return Payment.of(await payments.read_payment(principal=info.context.principal, payment_id=str(id)))
+        principal = info.context.principal
+        if _plain_selection(info):         # PostgreSQL: the plain columns alone (None: the generic read)
+            found = await payment_read_hot.read_plain(principal, str(id))
+            if found is not None:
+                return Payment.of_plain(found)
+        return Payment.of(await payments.read_payment(principal=principal, payment_id=str(id)))
 
     @strawberry.field
     async def payments(self, info: Info[Context, None], first: int | None = None, after: str | None = None,

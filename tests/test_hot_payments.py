@@ -15,8 +15,8 @@ from rest_compat.merchant_payments import payment_shape
 from services.ids import new_id
 from services.payments import payment_read_hot, payments
 from services.principal import Principal
-from tests.conftest import bearer
-from tests.payments_fixtures import pay
+from tests.conftest import bearer, gql
+from tests.payments_fixtures import count_statements, pay
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DATABASE_URL", "").startswith("postgres"),
                                 reason="the hot read runs on PostgreSQL only")
@@ -96,3 +96,38 @@ async def test_another_merchant_or_mode_finds_nothing(client, merchant, make_mer
     with pytest.raises(Exception) as caught:
         await payment_read_hot.read(live, made["id"])
     assert getattr(caught.value, "status", None) == 404
+
+
+PLAIN_QUERY = ("query($id: ID!) { payment(id: $id) { __typename id status amount currency provider riskScore "
+               "createdAt amountCaptured amountRefunded captureMethod declineCode customerId paymentLink receiptUrl "
+               "refunds { id } receipt { channel } dispute { id } %s } }")
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_graphql_payment_of_plain_fields_answers_as_the_generic_read_does(client, merchant, variant):
+    status, made = await pay(client, merchant.sk)
+    assert status == 200
+    if VARIANTS[variant]:
+        await Payment.filter(id=made["id"]).update(**VARIANTS[variant])
+    with count_statements() as plain_reads:
+        status, plain = await gql(client, PLAIN_QUERY % "", {"id": made["id"]}, key=merchant.sk)
+    assert status == 200 and "errors" not in plain
+    # capturedAt reads the whole row: the generic read answers
+    with count_statements() as generic_reads:
+        status, generic = await gql(client, PLAIN_QUERY % "capturedAt", {"id": made["id"]}, key=merchant.sk)
+    assert status == 200 and "errors" not in generic
+    assert [s for s in plain_reads if 'FROM "payments"' in s] == [payment_read_hot.PLAIN_SQL]
+    assert [s for s in generic_reads if 'FROM "payments"' in s] and payment_read_hot.PLAIN_SQL not in generic_reads
+    generic["data"]["payment"].pop("capturedAt")
+    assert plain["data"]["payment"] == generic["data"]["payment"]
+    assert plain["data"]["payment"]["id"] == made["id"]
+
+
+async def test_graphql_payment_of_plain_fields_is_the_merchants_own(client, merchant, make_merchant):
+    status, made = await pay(client, merchant.sk)
+    other = await make_merchant()
+    query = "query($id: ID!) { payment(id: $id) { id status } }"
+    _, found = await gql(client, query, {"id": made["id"]}, key=other.sk)
+    assert found["data"] is None and found["errors"][0]["extensions"]["code"] == "resource_not_found"
+    _, mine = await gql(client, query, {"id": made["id"]}, key=merchant.sk)
+    assert mine["data"]["payment"] == {"id": made["id"], "status": made["status"]}

@@ -9,6 +9,9 @@ decision, metadata, the wallet, the GİB and ETA blocks) are embedded as their s
 (`orjson.Fragment`), never decoded and encoded again; installments (every field present) and the
 card's networks (the brand's when none are stored) are decoded.
 
+GraphQL `payment(id)` asking only the payment's own plain fields (no JSON block, no card) reads
+`PLAIN` alone with `PLAIN_SQL` (`read_plain`): schema.payments makes its Payment from that record.
+
 On SQLite (the embedded default) the generic read answers. tests/test_hot_payments.py holds the
 two to the same answer for the same row: every column and optional block (a wallet, installments,
 GİB, ETA, a receipt, a dispute, BNPL and local methods' payment_method, an invoice).
@@ -38,6 +41,11 @@ SQL = (f'SELECT {", ".join(f"p.{chr(34)}{c}{chr(34)}" for c in COLUMNS)}, r."cha
        f'LEFT JOIN "receipts" r ON r."payment_id" = p."id" LEFT JOIN "disputes" d ON d."payment_id" = p."id" '
        f'WHERE p."id" = $1 AND p."merchant_id" = $2 AND p."livemode" = $3 LIMIT 1')
 _PAID = frozenset(receipts.PAID)
+# What schema.payments.Payment.of reads of a payment besides its JSON blocks and card, in this order
+PLAIN = ("id", "status", "amount", "currency", "provider", "risk_score", "created_at", "amount_captured",
+         "amount_refunded", "capture_method", "decline_code", "customer_id", "payment_link", "receipt_token")
+PLAIN_SQL = (f'SELECT {", ".join(chr(34) + c + chr(34) for c in PLAIN)} FROM "payments" '
+             f'WHERE "id" = $1 AND "merchant_id" = $2 AND "livemode" = $3 LIMIT 1')
 
 
 def available() -> bool:
@@ -80,13 +88,21 @@ def payment_answer(r) -> dict[str, Any]:
             "receipt": None if r[_N] is None else {"channel": r[_N], "sent_to": r[_N + 1], "status": r[_N + 2]}}
 
 
-async def read(principal: Principal, payment_id: Any) -> dict[str, Any] | None:
-    """The answer of `GET /api/payments/:id`, or None off PostgreSQL (the generic read answers)."""
-    if not available():
-        return None
+async def _one(sql: str, principal: Principal, payment_id: Any):
+    """The payment's record by `sql` (its id, merchant and mode as $1-$3); NotFound when none."""
     if not isinstance(payment_id, str):
         raise NotFound()
-    found = await lookup.fetch(Payment._meta.db, SQL, (payment_id, principal.merchant_id, principal.livemode))
+    found = await lookup.fetch(Payment._meta.db, sql, (payment_id, principal.merchant_id, principal.livemode))
     if not found:
         raise NotFound()
-    return payment_answer(found[0])
+    return found[0]
+
+
+async def read(principal: Principal, payment_id: Any) -> dict[str, Any] | None:
+    """The answer of `GET /api/payments/:id`, or None off PostgreSQL (the generic read answers)."""
+    return payment_answer(await _one(SQL, principal, payment_id)) if available() else None
+
+
+async def read_plain(principal: Principal, payment_id: Any):
+    """The payment's `PLAIN` columns (an asyncpg record, by position), or None off PostgreSQL."""
+    return await _one(PLAIN_SQL, principal, payment_id) if available() else None
