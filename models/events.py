@@ -25,7 +25,10 @@ class EventWaiting(Model):
     `rows`), deleted once its deliveries are made. The fan-out reads this narrow table, not the
     events, and leaves an event row as it was written: marking it instead rewrote a row holding
     the whole object, with an entry in each of its indexes, for every event."""
-    event = fields.OneToOneField("events.Event", related_name="waiting", pk=True, on_delete=fields.CASCADE)
+    # No database constraint (migrations/events/0007_waiting_no_key.py): the row is written in the
+    # event's own statement, and a constraint's check per event read the events table
+    event = fields.OneToOneField("events.Event", related_name="waiting", pk=True, on_delete=fields.CASCADE,
+                                 db_constraint=False)
     merchant_id = fields.CharField(max_length=40)                 # the event's: what the fan-out needs
     livemode = fields.BooleanField()
     type = fields.CharField(max_length=64)

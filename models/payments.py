@@ -133,7 +133,10 @@ class Refund(Model):
 class PaymentAttempt(Model):
     """One authorization at one provider; declined and failed attempts count in approval rates."""
     id = fields.CharField(pk=True, max_length=40)                 # att_...
-    payment = fields.ForeignKeyField("payments.Payment", related_name="attempts", on_delete=fields.CASCADE)
+    # No database constraint (migrations/payments/0015_attempt_no_key.py): written in its payment's
+    # own statement, as the payment's events are
+    payment = fields.ForeignKeyField("payments.Payment", related_name="attempts", on_delete=fields.CASCADE,
+                                     db_constraint=False)
     merchant = fields.ForeignKeyField("core.Merchant", db_constraint=False, related_name="payment_attempts", on_delete=fields.CASCADE)
     livemode = fields.BooleanField()
     number = fields.IntField()                                    # 1-based in the cascade
