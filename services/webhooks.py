@@ -246,6 +246,19 @@ _WAITING = ('SELECT "event_id" AS "id", "merchant_id", "livemode", "type", "crea
             'WHERE "created_at" >= {}')
 
 
+# Taken events leave the waiting table: on PostgreSQL one statement with the ids as one array (one
+# prepared statement whatever the batch's size; an IN list of n parameters is a new statement,
+# parsed and planned, for every n: 7-8 ms a pass of 200 events, issue 48).
+_UNWAIT_SQL = 'DELETE FROM "events_waiting" WHERE "event_id" = ANY($1::text[])'
+
+
+async def _unwait(ids: list[str]) -> None:
+    if lookup.on_postgres(EventWaiting):
+        await lookup.execute_raw(EventWaiting._meta.db, _UNWAIT_SQL, [ids])
+    else:
+        await EventWaiting.filter(event_id__in=ids).delete()
+
+
 async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -> FanOut:
     """Create the deliveries of events not fanned out yet (one per subscribed active endpoint).
     The `webhook_fanouts` primary key makes this happen once per event whatever the number of
@@ -286,8 +299,7 @@ async def fan_out(*, limit: int | None = None, merchant_id: str | None = None) -
     # deadlock victim, which runs its statement again (never a failed pass).
     async def mark(ids: list[str]) -> None:
         if ids:
-            await db.retrying(lambda: EventWaiting.filter(event_id__in=sorted(ids)).delete(),
-                              what="webhook fan-out mark")
+            await db.retrying(lambda: _unwait(sorted(ids)), what="webhook fan-out mark")
 
     await mark(untaken)
     for _ in range(3):

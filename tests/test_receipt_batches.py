@@ -1,0 +1,44 @@
+"""The receipts worker's step: it claims a batch of up to CLAIM_BATCH receipts and sends them
+SEND_CONCURRENCY at a time (never more connections to the mail server at once), every one of
+them sent and recorded by the one step (issue 48: a step's reads and writes shared by the batch)."""
+from __future__ import annotations
+
+import asyncio
+
+from models.receipts import Receipt
+from services.payments import receipts
+from tests.payments_fixtures import pay
+
+
+async def test_one_step_sends_the_whole_batch_a_few_at_a_time(client, merchant, mailer, smtp_sink, monkeypatch):
+    for i in range(9):
+        status, p = await pay(client, merchant.sk, customer={"email": f"buyer{i}@example.com"})
+        assert status == 200 and p["status"] == "succeeded", p
+    monkeypatch.setattr(receipts, "SEND_CONCURRENCY", 4)
+    sending, most = 0, 0
+    real_send = mailer.send
+
+    async def counted(**kw):
+        nonlocal sending, most
+        sending += 1
+        most = max(most, sending)
+        try:
+            await asyncio.sleep(0)          # the others may start meanwhile: the gate alone holds them
+            return await real_send(**kw)
+        finally:
+            sending -= 1
+
+    monkeypatch.setattr(mailer, "send", counted)
+    stats = await receipts.run_once(owner="test-worker", merchant_id=merchant.id)
+    assert (stats.claimed, stats.sent, stats.failed) == (9, 9, 0)
+    assert most == 4
+    assert sorted(r for rcpt, _ in smtp_sink.messages for r in rcpt) == sorted(f"buyer{i}@example.com"
+                                                                               for i in range(9))
+    rows = await Receipt.filter(merchant_id=merchant.id).values("status", "attempts", "lease_owner")
+    assert rows and all(r == {"status": "sent", "attempts": 1, "lease_owner": None} for r in rows), rows
+    assert (await receipts.run_once(owner="test-worker", merchant_id=merchant.id)).claimed == 0
+
+
+def test_the_lease_outlasts_a_batch_sent_a_few_at_a_time():
+    rounds = -(-receipts.CLAIM_BATCH // receipts.SEND_CONCURRENCY)
+    assert receipts.LEASE.total_seconds() > rounds * (receipts.SEND_TIMEOUT + 5)
