@@ -346,6 +346,17 @@ async def _fetch_custom_plan(db, sql: str, values: Sequence[Any]) -> Sequence[An
         return await con.fetch(sql, *values)
 
 
+async def fetch_custom_plan(model: type[Model], sql: str, values: Sequence[Any]) -> list[dict]:
+    """A hand-written PostgreSQL statement (its own `$n`; a write with RETURNING or without) on
+    `model`'s connection, planned for these values at every execution (`query`'s `custom_plan`).
+    For the statements of a table that grows from empty (an outbox on a fresh database): the
+    generic plan made while it was empty (a sequential scan) is kept by the connection until the
+    next ANALYZE, up to a minute of autovacuum's, and reads the whole table at every call (the
+    receipts claim: 18-26 ms a call instead of 0.3 ms, issue 48). Its planning, a few tenths of a
+    millisecond, is paid once per batch."""
+    return [dict(r) for r in await _fetch_custom_plan(model._meta.db, sql, values)]
+
+
 async def execute(model: type[Model], template: str, values: Sequence[Any]) -> int:
     """A hand-written write on `model`'s connection; answers the number of rows it changed."""
     db = model._meta.db

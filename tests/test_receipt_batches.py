@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from models.receipts import Receipt
 from services.payments import receipts
 from tests.payments_fixtures import pay
@@ -42,3 +44,33 @@ async def test_one_step_sends_the_whole_batch_a_few_at_a_time(client, merchant, 
 def test_the_lease_outlasts_a_batch_sent_a_few_at_a_time():
     rounds = -(-receipts.CLAIM_BATCH // receipts.SEND_CONCURRENCY)
     assert receipts.LEASE.total_seconds() > rounds * (receipts.SEND_TIMEOUT + 5)
+
+
+async def test_the_claim_and_the_record_are_planned_for_their_values(client, merchant, smtp_sink, monkeypatch):
+    """On PostgreSQL the service's connections run generic plans, made at a statement's first
+    execution and kept until the next ANALYZE: on a fresh database the receipts claim's plan,
+    made while the outbox was empty, read the whole table at every claim (18-26 ms instead of
+    0.3 ms, 183 ms a claim in a fresh benchmark). The claim and the batch's record are planned
+    for their values each time (once a batch); everything else keeps its generic plan."""
+    from tortoise import Tortoise
+
+    from models import _lookup as lookup
+
+    if Tortoise.get_connection("default").capabilities.dialect != "postgres":
+        pytest.skip("plans are PostgreSQL's")
+    mode = "SELECT current_setting('plan_cache_mode') AS mode"
+    assert await lookup.fetch_custom_plan(Receipt, mode, []) == [{"mode": "force_custom_plan"}]
+    assert await lookup.query(Receipt, mode, []) == [{"mode": "force_generic_plan"}]     # the pool's own
+    seen: list[str] = []
+    real = lookup.fetch_custom_plan
+
+    async def spied(model, sql, values):
+        seen.append(sql.split()[0] + " " + sql.split()[1])
+        return await real(model, sql, values)
+
+    monkeypatch.setattr(lookup, "fetch_custom_plan", spied)
+    status, p = await pay(client, merchant.sk, customer={"email": "buyer@example.com"})
+    assert status == 200, p
+    stats = await receipts.run_once(owner="test-worker", merchant_id=merchant.id)
+    assert (stats.claimed, stats.sent) == (1, 1)
+    assert seen == ["UPDATE receipts", 'UPDATE "receipts"'], seen

@@ -12,6 +12,8 @@ from tortoise import connections
 from tortoise.expressions import Q
 from tortoise.models import Model
 
+from models import _lookup as lookup
+
 
 async def claim_due(model: type[Model], *, status_field: str, owner: str, now: datetime, lease: timedelta,
                     limit: int, merchant_id: str | None = None) -> list[str]:
@@ -26,7 +28,9 @@ async def claim_due(model: type[Model], *, status_field: str, owner: str, now: d
                "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
                " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
         values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
-        rows = await connections.get("default").execute_query_dict(sql, values)
+        # planned for its values each time: on a fresh database the generic plan made while the
+        # outbox was empty reads the whole table at every claim until the next ANALYZE
+        rows = await lookup.fetch_custom_plan(model, sql, values)
         return [r["id"] for r in rows]
     due = Q(**{status_field: "pending"}, next_attempt_at__lte=now) & (
         Q(lease_until__isnull=True) | Q(lease_until__lt=now))

@@ -379,7 +379,7 @@ async def _record(sent: list[tuple[Receipt, dict]], *, owner: str) -> None:
     if db.capabilities.dialect == "postgres":
         columns = [[changes.get(name) for _, changes in sent] for name in
                    ("attempts", "updated_at", "last_error", "next_attempt_at", "status", "sent_at", "message_id")]
-        await lookup.execute_raw(db, _RECORD_SQL, [[r.id for r, _ in sent], *columns, owner])
+        await lookup.fetch_custom_plan(Receipt, _RECORD_SQL, [[r.id for r, _ in sent], *columns, owner])
     else:
         for r, changes in sent:
             names = tuple(changes)
