@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from operator import itemgetter
 from collections.abc import Sequence
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import asyncpg
@@ -48,18 +49,25 @@ async def fetch(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
     return await _on_asyncpg(db, sql, values, "fetch")
 
 
-async def _write(db, sql: str, values: Sequence[Any]) -> None:
-    """A write on `db` as `fetch` reads (asyncpg straight on PostgreSQL, the caller's transaction
-    kept), its driver errors translated as Tortoise's execute_query translates them, so a caller
-    catches the same IntegrityError / OperationalError either way."""
+@contextmanager
+def _driver_errors():
+    """asyncpg's errors translated as Tortoise's execute_query translates them, so a caller of a
+    hand-written statement catches the same IntegrityError / OperationalError either way."""
     try:
-        await _on_asyncpg(db, sql, values, "execute")
+        yield
     except (asyncpg.SyntaxOrAccessError, asyncpg.exceptions.DataError) as exc:
         raise OperationalError(exc) from exc
     except asyncpg.IntegrityConstraintViolationError as exc:
         raise IntegrityError(exc) from exc
     except asyncpg.InvalidTransactionStateError as exc:
         raise TransactionManagementError(exc) from exc
+
+
+async def _write(db, sql: str, values: Sequence[Any]) -> None:
+    """A write on `db` as `fetch` reads (asyncpg straight on PostgreSQL, the caller's transaction
+    kept), its driver errors translated (`_driver_errors`)."""
+    with _driver_errors():
+        await _on_asyncpg(db, sql, values, "execute")
 
 
 async def _on_asyncpg(db, sql: str, values: Sequence[Any], method: str) -> Any:
@@ -354,7 +362,8 @@ async def fetch_custom_plan(model: type[Model], sql: str, values: Sequence[Any])
     next ANALYZE, up to a minute of autovacuum's, and reads the whole table at every call (the
     receipts claim: 18-26 ms a call instead of 0.3 ms, issue 48). Its planning, a few tenths of a
     millisecond, is paid once per batch."""
-    return [dict(r) for r in await _fetch_custom_plan(model._meta.db, sql, values)]
+    with _driver_errors():      # a write's errors as `_write` gives them
+        return [dict(r) for r in await _fetch_custom_plan(model._meta.db, sql, values)]
 
 
 async def execute(model: type[Model], template: str, values: Sequence[Any]) -> int:
@@ -526,12 +535,8 @@ async def execute_raw(db, sql: str, values: Sequence[Any]) -> None:
 async def fetch_hot(db, sql: str, values: Sequence[Any]) -> Sequence[Any]:
     """A hot path's own statement (services/payments/*_hot.py) on `db`, as `fetch` runs it, with
     a driver error translated as a write's (`_write`): IntegrityError, OperationalError."""
-    try:
+    with _driver_errors():
         return await _on_asyncpg(db, sql, values, "fetch")
-    except (asyncpg.SyntaxOrAccessError, asyncpg.exceptions.DataError) as exc:
-        raise OperationalError(exc) from exc
-    except asyncpg.IntegrityConstraintViolationError as exc:
-        raise IntegrityError(exc) from exc
 
 
 def _encode_slowly(model: type[Model], obj: Model) -> dict[str, Any]:

@@ -54,6 +54,7 @@ async def test_the_claim_and_the_record_are_planned_for_their_values(client, mer
     and the batch's record are planned for their values each time (once a batch); everything else
     keeps its generic plan."""
     from tortoise import Tortoise
+    from tortoise.exceptions import IntegrityError
 
     from models import _lookup as lookup
 
@@ -62,6 +63,8 @@ async def test_the_claim_and_the_record_are_planned_for_their_values(client, mer
     mode = "SELECT current_setting('plan_cache_mode') AS mode"
     assert await lookup.fetch_custom_plan(Receipt, mode, []) == [{"mode": "force_custom_plan"}]
     assert await lookup.query(Receipt, mode, []) == [{"mode": "force_generic_plan"}]     # the pool's own
+    with pytest.raises(IntegrityError):         # a write's driver error, as the ORM's would be
+        await lookup.fetch_custom_plan(Receipt, 'INSERT INTO "receipts" ("id") VALUES ($1)', ["rcpt_no_columns"])
     seen: list[str] = []
     real = lookup.fetch_custom_plan
 
