@@ -13,6 +13,8 @@ from __future__ import annotations
 from tortoise.indexes import Index
 from tortoise.migrations import operations as ops
 
+from migrations._keys import drop_constraints_sql, postgres_column
+
 
 class RestoreIndexes(ops.TortoiseOperation):
     def __init__(self, model_name: str) -> None:
@@ -31,3 +33,30 @@ class RestoreIndexes(ops.TortoiseOperation):
             columns = ", ".join(f'"{c}"' for c in index.fields)
             await state_editor._run_sql(f'CREATE INDEX IF NOT EXISTS "{name}" ON "{model._meta.db_table}" '
                                         f'({columns}){index.extra or ""}')
+
+
+class UniqueWhenGiven(ops.TortoiseOperation):
+    """A nullable unique column's constraint made a partial unique index of the rows that have a
+    value (`CREATE UNIQUE INDEX ... WHERE column IS NOT NULL`), on PostgreSQL. The same rule --
+    a UNIQUE constraint never compares NULLs -- without an entry for every row that has none:
+    most rows of the table, each paying an index entry when written (issue 48). The model keeps
+    `unique=True` (what is enforced), so the migration state and `makemigrations` do not change;
+    on SQLite the table's constraint stays (SQLite drops one only by remaking the table)."""
+
+    def __init__(self, model_name: str, field: str, name: str) -> None:
+        self.model_name, self.field, self.name = model_name, field, name
+
+    def describe(self) -> str:
+        return f"Make the unique {self.model_name}.{self.field} a partial index of the rows with one (PostgreSQL)"
+
+    async def database_forward(self, app_label, old_state, new_state, state_editor=None) -> None:
+        found = postgres_column(state_editor, new_state, app_label, self.model_name, self.field)
+        if found is None:
+            return
+        table, column = found
+        await state_editor._run_sql(drop_constraints_sql(table, column, "u"))
+        await state_editor._run_sql(f'CREATE UNIQUE INDEX IF NOT EXISTS "{self.name}" ON "{table}" ("{column}") '
+                                    f'WHERE "{column}" IS NOT NULL')
+
+    async def database_backward(self, app_label, old_state, new_state, state_editor=None) -> None:
+        return None

@@ -21,18 +21,32 @@ class DropForeignKey(ops.AlterField):
         return f"Drop the foreign-key constraint of {self.model_name}.{self.name} (PostgreSQL)"
 
     async def database_forward(self, app_label, old_state, new_state, state_editor=None) -> None:
-        if not state_editor or state_editor.DIALECT == "sqlite":
-            return
-        model = new_state.apps.get_model(f"{app_label}.{self.model_name}")
-        table = model._meta.db_table
-        column = model._meta.fields_map[self.name].source_field or f"{self.name}_id"
-        await state_editor._run_sql(f"""DO $$ DECLARE c record; BEGIN
-  FOR c IN SELECT conname FROM pg_constraint
-           WHERE conrelid = '"{table}"'::regclass AND contype = 'f'
-             AND conkey = ARRAY[(SELECT attnum FROM pg_attribute
-                                 WHERE attrelid = '"{table}"'::regclass AND attname = '{column}')]::int2[]
-  LOOP EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', '{table}', c.conname); END LOOP;
-END $$""")
+        found = postgres_column(state_editor, new_state, app_label, self.model_name, self.name, f"{self.name}_id")
+        if found is not None:
+            await state_editor._run_sql(drop_constraints_sql(*found, "f"))
 
     async def database_backward(self, app_label, old_state, new_state, state_editor=None) -> None:
         return None
+
+
+def postgres_column(state_editor, state, app_label: str, model_name: str, field: str,
+                    column: str | None = None) -> tuple[str, str] | None:
+    """(table, column) of `model_name.field` in `state`, when the migration runs on PostgreSQL
+    (None elsewhere: these operations change nothing on SQLite); `column` when the field names
+    none of its own."""
+    if not state_editor or state_editor.DIALECT == "sqlite":
+        return None
+    model = state.apps.get_model(f"{app_label}.{model_name}")
+    return model._meta.db_table, model._meta.fields_map[field].source_field or column or field
+
+
+def drop_constraints_sql(table: str, column: str, kind: str) -> str:
+    """PostgreSQL's statement dropping the constraints of `kind` (`f` foreign key, `u` unique) on
+    exactly `column` of `table`, whatever their names."""
+    return f"""DO $$ DECLARE c record; BEGIN
+  FOR c IN SELECT conname FROM pg_constraint
+           WHERE conrelid = '"{table}"'::regclass AND contype = '{kind}'
+             AND conkey = ARRAY[(SELECT attnum FROM pg_attribute
+                                 WHERE attrelid = '"{table}"'::regclass AND attname = '{column}')]::int2[]
+  LOOP EXECUTE format('ALTER TABLE %I DROP CONSTRAINT %I', '{table}', c.conname); END LOOP;
+END $$"""

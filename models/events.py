@@ -17,7 +17,8 @@ class Event(Model):
 
     class Meta:
         table = "events"
-        indexes = (("merchant_id", "livemode", "created_at"), ("object_id",))
+        # No (object_id): no read asks for an object's events, and every event paid an entry (issue 48).
+        indexes = (("merchant_id", "livemode", "created_at"),)
 
 
 class EventWaiting(Model):
