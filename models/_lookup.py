@@ -127,6 +127,28 @@ async def rows(model: type[M], *, order_by: tuple[str, ...] = (), limit: int | N
     return [model._init_from_db(**row) for row in found]
 
 
+_IN_IDS = {"postgres": "= ANY({}::text[])", "sqlite": "IN (SELECT value FROM json_each({}))"}
+
+
+async def by_ids(model: type[Model], ids: Sequence[str], columns: tuple[str, ...]) -> list[RowView]:
+    """The rows whose (text) primary key is one of `ids`, those columns of each, as RowViews, in no
+    particular order: one statement text for any number of ids (the ids are one parameter: an
+    array on PostgreSQL, a JSON list on SQLite), where the ORM's `id__in` builds its SQL anew for
+    each call and each count."""
+    if not ids:
+        return []
+    meta = model._meta
+    db = meta.db
+    dialect = db.capabilities.dialect
+    key = ("by-ids", model, columns, dialect)
+    sql = _SQL.get(key)
+    if sql is None:
+        names = ", ".join(f'"{meta.fields_db_projection[c]}"' for c in columns)
+        sql = _SQL[key] = _numbered(f'SELECT {names} FROM "{meta.db_table}" WHERE "{meta.db_pk_column}" '
+                                    f'{_IN_IDS[dialect]}', dialect)
+    return views(model, await fetch(db, sql, [list(ids) if dialect == "postgres" else orjson.dumps(list(ids)).decode()]))
+
+
 Join = tuple[type[Model], str, tuple[str, ...]]     # (joined model, its field naming the row's pk, columns)
 
 

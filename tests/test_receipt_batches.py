@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from tortoise import Tortoise
 
 from models.receipts import Receipt
 from services.payments import receipts
@@ -78,3 +79,49 @@ async def test_the_claim_and_the_record_are_planned_for_their_values(client, mer
     stats = await receipts.run_once(owner="test-worker", merchant_id=merchant.id)
     assert (stats.claimed, stats.sent) == (1, 1)
     assert seen == ["UPDATE receipts", 'UPDATE "receipts"'], seen
+
+
+async def test_a_step_reads_its_batch_in_a_few_statements_whatever_its_size(client, merchant, smtp_sink):
+    """The claim returns the receipts it leased (PostgreSQL: no second read of them), and the
+    batch's payments and merchants are one statement each, the same text for any number of ids."""
+    from tests.payments_fixtures import count_statements
+
+    for i in range(5):
+        status, p = await pay(client, merchant.sk, customer={"email": f"step{i}@example.com"})
+        assert status == 200, p
+    with count_statements() as seen:
+        stats = await receipts.run_once(owner="test-worker", merchant_id=merchant.id)
+    assert (stats.claimed, stats.sent, stats.failed) == (5, 5, 0)
+    reads = [s for s in seen if s.startswith("SELECT")]
+    assert len(reads) == len(set(reads)), seen          # no table read twice
+    if Tortoise.get_connection("default").capabilities.dialect == "postgres":
+        assert [s.split()[0] for s in seen] == ["UPDATE", "SELECT", "SELECT", "UPDATE"], seen
+        assert '"payments"' in reads[0] and '"merchants"' in reads[1], reads
+    else:                   # SQLite (one writer): the claim and the record are an update per receipt
+        assert sum(s.startswith("UPDATE") and "receipts" in s for s in seen) == 2 * 5, seen
+    rows = await Receipt.filter(merchant_id=merchant.id).values("status", "attempts", "lease_owner", "sent_at")
+    assert len(rows) == 5 and all(r["status"] == "sent" and r["attempts"] == 1 and r["lease_owner"] is None
+                                  and r["sent_at"] is not None for r in rows), rows
+
+
+async def test_by_ids_reads_the_rows_of_any_number_of_ids(client, merchant):
+    from models import _lookup as lookup
+    from models.payments import Payment
+    from tests.payments_fixtures import count_statements
+
+    made = []
+    for amount in (1000, 2000, 3000):
+        status, p = await pay(client, merchant.sk, amount=amount, customer={"email": "ids@example.com"})
+        assert status == 200, p
+        made.append(p["id"])
+    with count_statements() as seen:
+        assert await lookup.by_ids(Payment, [], ("id",)) == []
+    assert seen == []                       # nothing asked, nothing read
+    with count_statements() as seen:
+        columns = ("id", "amount", "created_at", "installments")
+        one = await lookup.by_ids(Payment, made[:1], columns)
+        three = await lookup.by_ids(Payment, [*made, "pay_unknown", made[0]], columns)
+    assert len(seen) == 2 and seen[0] == seen[1], seen      # one statement text for 1 id and for 5
+    assert [(v.id, v.amount) for v in one] == [(made[0], 1000)]
+    assert one[0].installments is None and one[0].created_at.tzinfo is not None
+    assert sorted((v.id, v.amount) for v in three) == sorted(zip(made, (1000, 2000, 3000)))

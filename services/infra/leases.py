@@ -16,9 +16,10 @@ from models import _lookup as lookup
 
 
 async def claim_due(model: type[Model], *, status_field: str, owner: str, now: datetime, lease: timedelta,
-                    limit: int, merchant_id: str | None = None) -> list[str]:
-    """Lease up to `limit` due rows of `model` to `owner` until now + `lease`; their ids.
-    `merchant_id` confines the claim to one merchant (tests)."""
+                    limit: int, merchant_id: str | None = None, rows: bool = False) -> list:
+    """Lease up to `limit` due rows of `model` to `owner` until now + `lease`; their ids, or with
+    `rows` the rows themselves as leased (read-only views on PostgreSQL, where the claim returns
+    them; instances elsewhere). `merchant_id` confines the claim to one merchant (tests)."""
     until = now + lease
     if connections.get("default").capabilities.dialect == "postgres":
         table = model._meta.db_table
@@ -26,12 +27,12 @@ async def claim_due(model: type[Model], *, status_field: str, owner: str, now: d
         sql = (f"UPDATE {table} SET lease_owner = $1, lease_until = $2, updated_at = $3 WHERE id IN "
                f"(SELECT id FROM {table} WHERE {column} = 'pending' AND next_attempt_at <= $3 "
                "AND (lease_until IS NULL OR lease_until < $3)" + (" AND merchant_id = $5" if merchant_id else "") +
-               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING id")
+               " ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED) RETURNING " + ("*" if rows else "id"))
         values = [owner, until, now, limit] + ([merchant_id] if merchant_id else [])
         # planned for its values each time: on a fresh database the generic plan made while the
         # outbox was empty reads the whole table at every claim until the next ANALYZE
-        rows = await lookup.fetch_custom_plan(model, sql, values)
-        return [r["id"] for r in rows]
+        found = await lookup.fetch_custom_plan(model, sql, values)
+        return lookup.views(model, found) if rows else [r["id"] for r in found]
     due = Q(**{status_field: "pending"}, next_attempt_at__lte=now) & (
         Q(lease_until__isnull=True) | Q(lease_until__lt=now))
     if merchant_id:
@@ -41,4 +42,6 @@ async def claim_due(model: type[Model], *, status_field: str, owner: str, now: d
     for row_id in ids:
         if await model.filter(due, id=row_id).update(lease_owner=owner, lease_until=until, updated_at=now):
             claimed.append(row_id)
+    if rows:
+        return await model.filter(id__in=claimed, lease_owner=owner) if claimed else []
     return claimed

@@ -218,60 +218,58 @@ _INTENT_COLUMNS = ("id", "merchant_id", "status", "amount", "amount_received", "
 
 async def views(payment_ids: list[str]) -> dict[str, ReceiptView]:
     """The receipts of those of `payment_ids` that are succeeded payments or intents, by id: a few
-    reads for any number (the worker reads a whole claimed batch at once)."""
+    reads for any number (the worker reads a whole claimed batch at once), each one statement text
+    whatever the number (`lookup.by_ids`)."""
     from models.intents import PaymentMethod
     from services.payments.payment_methods import TEST_METHODS, _test_method
 
     ids = list(set(payment_ids))
     if not ids:
         return {}
-    pays = [p for p in await Payment.filter(id__in=ids).values(*_PAYMENT_COLUMNS)]
-    rest = list(set(ids) - {p["id"] for p in pays})
-    intents = await PaymentIntent.filter(id__in=rest).values(*_INTENT_COLUMNS) if rest else []
-    pays = [p for p in pays if p["status"] in PAID]
-    intents = [i for i in intents if i["status"] in ("succeeded", "refunded")]
-    merchant_ids = list({r["merchant_id"] for r in (*pays, *intents)})
-    merchants = {m["id"]: m for m in await Merchant.filter(id__in=merchant_ids)
-                 .values("id", "name", "email", "country")} if merchant_ids else {}
-    link_ids = list({p["payment_link"] for p in pays if p["payment_link"]})
-    link_locales = dict(await PaymentLink.filter(id__in=link_ids).values_list("id", "locale")) if link_ids else {}
-    refs = list({i["payment_method_ref"] for i in intents
-                 if i["payment_method_ref"] and i["payment_method_ref"] not in TEST_METHODS})
+    pays = await lookup.by_ids(Payment, ids, _PAYMENT_COLUMNS)
+    rest = list(set(ids) - {p.id for p in pays})
+    intents = await lookup.by_ids(PaymentIntent, rest, _INTENT_COLUMNS)
+    pays = [p for p in pays if p.status in PAID]
+    intents = [i for i in intents if i.status in ("succeeded", "refunded")]
+    merchants = {m.id: m for m in await lookup.by_ids(Merchant, list({r.merchant_id for r in (*pays, *intents)}),
+                                                       ("id", "name", "email", "country"))}
+    link_locales = {link.id: link.locale for link in await lookup.by_ids(
+        PaymentLink, list({p.payment_link for p in pays if p.payment_link}), ("id", "locale"))}
+    refs = list({i.payment_method_ref for i in intents
+                 if i.payment_method_ref and i.payment_method_ref not in TEST_METHODS})
     methods = {pm.id: pm for pm in await PaymentMethod.filter(id__in=refs)} if refs else {}
     out: dict[str, ReceiptView] = {}
     for p in pays:
-        m = merchants[p["merchant_id"]]
-        out[p["id"]] = ReceiptView(p["id"], m["name"] or m["email"], p["amount_captured"] or p["amount"],
-                                   p["currency"], "card", p["card_brand"], p["card_last4"],
-                                   p["captured_at"] or p["created_at"], p["status"], p["description"],
-                                   link_locales.get(p["payment_link"]), p["livemode"], p["receipt_token"],
-                                   m["country"], p["installments"],
-                                   eta_qr=(p["eta_receipt"] or {}).get("qr_url"))
+        m = merchants[p.merchant_id]
+        out[p.id] = ReceiptView(p.id, m.name or m.email, p.amount_captured or p.amount, p.currency, "card",
+                                p.card_brand, p.card_last4, p.captured_at or p.created_at, p.status, p.description,
+                                link_locales.get(p.payment_link), p.livemode, p.receipt_token, m.country,
+                                p.installments, eta_qr=(p.eta_receipt or {}).get("qr_url"))
     for i in intents:
-        m = merchants[i["merchant_id"]]
+        m = merchants[i.merchant_id]
         brand = last4 = None
-        ref = i["payment_method_ref"]
+        ref = i.payment_method_ref
+        details = i.method_details or {}
         if ref:
             pm = _test_method(ref) if ref in TEST_METHODS else methods.get(ref)
             if pm is not None:
                 brand, last4 = pm.brand, pm.last4
-        elif (i.get("method_details") or {}).get("wallet"):      # Apple Pay / Google Pay: the device number's
-            card = i["method_details"].get("card") or {}
+        elif details.get("wallet"):      # Apple Pay / Google Pay: the device number's
+            card = details.get("card") or {}
             brand, last4 = card.get("brand"), card.get("last4")
         # What the card was charged, as a payment's amount_captured: total_amount in installments.
-        out[i["id"]] = ReceiptView(i["id"], m["name"] or m["email"], i["amount_received"] or i["amount"], i["currency"],
-                                   i["payment_method"], brand, last4, i["succeeded_at"] or i["created_at"],
-                                   i["status"], i["description"], i["locale"], i["livemode"], i["receipt_token"],
-                                   m["country"], i["installments"], *_fawry(i))
+        out[i.id] = ReceiptView(i.id, m.name or m.email, i.amount_received or i.amount, i.currency,
+                                i.payment_method, brand, last4, i.succeeded_at or i.created_at, i.status,
+                                i.description, i.locale, i.livemode, i.receipt_token, m.country, i.installments,
+                                *_fawry(i.payment_method, details))
     return out
 
 
-def _fawry(i: dict) -> tuple:
+def _fawry(method: str, details: dict) -> tuple:
     """A Fawry intent's reference and where it was paid, for its receipt."""
-    d = i.get("method_details") or {}
-    if i["payment_method"] != "fawry":
+    if method != "fawry":
         return None, None
-    return d.get("reference"), d.get("channel")
+    return details.get("reference"), details.get("channel")
 
 
 TEXTS = {
@@ -297,11 +295,12 @@ def message_for(v: ReceiptView, locale: str) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- the worker's side
 
-async def claim_due(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> list[str]:
+async def claim_due(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> list:
     """Lease up to `limit` due receipts to `owner` (services.infra.leases: SKIP LOCKED on PostgreSQL,
-    so any number of workers). `merchant_id` confines the claim to one merchant (tests)."""
+    so any number of workers): the receipts as leased, read by the claim itself on PostgreSQL.
+    `merchant_id` confines the claim to one merchant (tests)."""
     return await leases.claim_due(Receipt, status_field="status", owner=owner, now=runtime().clock.now(),
-                                  lease=LEASE, limit=limit, merchant_id=merchant_id)
+                                  lease=LEASE, limit=limit, merchant_id=merchant_id, rows=True)
 
 
 async def _send_messaging(to: str, text: str) -> tuple[bool, str | None, str | None]:
@@ -325,7 +324,8 @@ async def _send_messaging(to: str, text: str) -> tuple[bool, str | None, str | N
 
 async def _send_email(to: str, subject: str, text: str) -> tuple[bool, str | None, str | None]:
     try:
-        await asyncio.wait_for(runtime().mailer.send(to=to, subject=subject, text=text), SEND_TIMEOUT + 5)
+        async with asyncio.timeout(SEND_TIMEOUT + 5):     # (not wait_for: no task of its own per receipt)
+            await runtime().mailer.send(to=to, subject=subject, text=text)
     except Exception as exc:  # noqa: BLE001 - the mail server's failure, retried
         return False, None, f"mail server: {type(exc).__name__}"
     return True, None, None
@@ -400,12 +400,11 @@ class RunStats:
 
 async def run_once(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | None = None) -> RunStats:
     """One worker step: claim what is due and send it concurrently."""
-    ids = await claim_due(owner=owner, limit=limit, merchant_id=merchant_id)
-    stats = RunStats(claimed=len(ids))
-    if not ids:
+    held = await claim_due(owner=owner, limit=limit, merchant_id=merchant_id)
+    stats = RunStats(claimed=len(held))
+    if not held:
         return stats
-    held = await Receipt.filter(id__in=ids, lease_owner=owner)      # the batch and what it says: a few reads
-    said = await views([r.payment_id for r in held])
+    said = await views([r.payment_id for r in held])        # what the batch says: a few reads
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
 
     async def send(r: Receipt) -> tuple[Receipt, dict]:
