@@ -605,29 +605,44 @@ async def _insert_positional(db, instances: Sequence[Model]) -> None:
 # rollup row is added to in the same atomic write as the change it counts. UPSERT_SET: columns
 # replaced instead (c = EXCLUDED.c): an idempotency key's outcome written onto its claim.
 
-def _key(obj: Model) -> tuple:
-    return tuple(getattr(obj, k) for k in type(obj).UPSERT_KEYS)
+_COUNTER_SPECS: dict[type, tuple | None] = {}
+
+
+def _counter_spec(model: type[Model]) -> tuple | None:
+    """(UPSERT_KEYS, UPSERT_ADD, UPSERT_SET) of a counter model, None for any other: read once per
+    model (a write's fifteen rows asked each model three times for its counters)."""
+    try:
+        return _COUNTER_SPECS[model]
+    except KeyError:
+        keys = getattr(model, "UPSERT_KEYS", None)
+        spec = _COUNTER_SPECS[model] = ((tuple(keys), tuple(getattr(model, "UPSERT_ADD", ())),
+                                         tuple(getattr(model, "UPSERT_SET", ()))) if keys else None)
+        return spec
 
 
 def _merged(instances: Sequence[Model]) -> list[Model]:
     """Counter rows of the same key folded into one (one statement may not touch a row twice)."""
-    if not any(getattr(type(o), "UPSERT_KEYS", None) for o in instances):
-        return list(instances)
     out: list[Model] = []
     seen: dict[tuple, Model] = {}
     for obj in instances:
-        model = type(obj)
-        if not getattr(model, "UPSERT_KEYS", None):
+        spec = _COUNTER_SPECS.get(obj.__class__, _MISSING)
+        if spec is _MISSING:
+            spec = _counter_spec(obj.__class__)
+        if spec is None:
             out.append(obj)
             continue
-        key = (model.__name__, *map(str, _key(obj)))
-        if key in seen:
-            for c in getattr(model, "UPSERT_ADD", ()):
-                setattr(seen[key], c, getattr(seen[key], c) + getattr(obj, c))
-            for c in getattr(model, "UPSERT_SET", ()):
-                setattr(seen[key], c, getattr(obj, c))
-        else:
+        keys, add, put = spec
+        key = (obj.__class__.__name__, *[str(getattr(obj, k)) for k in keys])
+        first = seen.get(key)
+        if first is None:
             seen[key] = obj
+            continue
+        for c in add:
+            setattr(first, c, getattr(first, c) + getattr(obj, c))
+        for c in put:
+            setattr(first, c, getattr(obj, c))
+    if not seen:
+        return out
     # Counter rows last, in key order: concurrent writers lock them in the same order (no deadlock).
     return out + [seen[k] for k in sorted(seen)]
 
