@@ -611,13 +611,12 @@ _COUNTER_SPECS: dict[type, tuple | None] = {}
 def _counter_spec(model: type[Model]) -> tuple | None:
     """(UPSERT_KEYS, UPSERT_ADD, UPSERT_SET) of a counter model, None for any other: read once per
     model (a write's fifteen rows asked each model three times for its counters)."""
-    try:
-        return _COUNTER_SPECS[model]
-    except KeyError:
+    spec = _COUNTER_SPECS.get(model, _MISSING)
+    if spec is _MISSING:
         keys = getattr(model, "UPSERT_KEYS", None)
         spec = _COUNTER_SPECS[model] = ((tuple(keys), tuple(getattr(model, "UPSERT_ADD", ())),
                                          tuple(getattr(model, "UPSERT_SET", ()))) if keys else None)
-        return spec
+    return spec
 
 
 def _merged(instances: Sequence[Model]) -> list[Model]:
@@ -625,9 +624,7 @@ def _merged(instances: Sequence[Model]) -> list[Model]:
     out: list[Model] = []
     seen: dict[tuple, Model] = {}
     for obj in instances:
-        spec = _COUNTER_SPECS.get(obj.__class__, _MISSING)
-        if spec is _MISSING:
-            spec = _counter_spec(obj.__class__)
+        spec = _counter_spec(obj.__class__)
         if spec is None:
             out.append(obj)
             continue

@@ -15,6 +15,7 @@ import hmac
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 
 from models import _lookup as lookup
@@ -331,8 +332,9 @@ async def _send_email(to: str, subject: str, text: str) -> tuple[bool, str | Non
     return True, None, None
 
 
-async def _send(r: Receipt, v: ReceiptView | None) -> tuple[Receipt, dict]:
-    """Send one claimed receipt (`v`: its payment's receipt, None when there is none any more):
+async def _send(r: Any, v: ReceiptView | None) -> tuple[Any, dict]:
+    """Send one claimed receipt (a Receipt row as the claim gave it: a RowView on PostgreSQL, an
+    instance elsewhere; `v`: its payment's receipt, None when there is none any more):
     the attempt's changes to its row, for `_record` to write with the batch's others."""
     if v is None:          # refunded away or gone: nothing to send
         ok, mid, error = False, None, "the payment has no receipt"
@@ -371,7 +373,7 @@ FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::text[], $5::timestampt
 WHERE r."id" = v.id AND r."lease_owner" = $9"""
 
 
-async def _record(sent: list[tuple[Receipt, dict]], *, owner: str) -> None:
+async def _record(sent: list[tuple[Any, dict]], *, owner: str) -> None:
     """Write each attempt onto its receipt, if the lease is still `owner`'s."""
     if not sent:
         return
@@ -407,7 +409,7 @@ async def run_once(*, owner: str, limit: int = CLAIM_BATCH, merchant_id: str | N
     said = await views([r.payment_id for r in held])        # what the batch says: a few reads
     gate = asyncio.Semaphore(SEND_CONCURRENCY)
 
-    async def send(r: Receipt) -> tuple[Receipt, dict]:
+    async def send(r: Any) -> tuple[Any, dict]:
         async with gate:
             return await _send(r, said.get(r.payment_id))
     results = await asyncio.gather(*(send(r) for r in held), return_exceptions=True)
