@@ -243,3 +243,30 @@ def test_serve_on_other_ports_prints_and_emits_urls_on_those_ports(tmp_path):
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+def test_the_worker_settles_its_heap_before_it_runs(tmp_path):
+    """`qafila worker` freezes what it made to start and collects the young generation rarely, as
+    `qafila serve` does: under the payment create's load its steps spent a tenth of their CPU in
+    full collections walking the startup heap (docs/decisions.md, issue 48)."""
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "worker"], env=_env(tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if "running workers" in line:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = "".join(lines)
+    assert "running workers" in text, text
+    settled = [ln for ln in lines if "heap settled" in ln]
+    assert settled and lines.index(settled[0]) < next(i for i, ln in enumerate(lines) if "running workers" in ln)
+    frozen = int(settled[0].split("heap settled: ")[1].split()[0])
+    assert frozen > 10_000, settled[0]       # the modules, the schema, the ORM's metadata
