@@ -421,7 +421,7 @@ async def insert_all(instances: Sequence[Model]) -> None:
     if db.capabilities.dialect != "postgres":
         async with in_transaction(first_model._meta.default_connection) as conn:
             for model, group in itertools.groupby(instances, key=type):
-                if getattr(model, "UPSERT_KEYS", None):
+                if _counter_spec(model) is not None:
                     for obj in group:
                         await conn.execute_query(_upsert_sql(model, "sqlite"), _insert_values(obj))
                 else:
@@ -645,16 +645,16 @@ def _merged(instances: Sequence[Model]) -> list[Model]:
 
 
 def _on_conflict(model: type[Model]) -> str:
-    keys = getattr(model, "UPSERT_KEYS", None)
-    if not keys:
+    spec = _counter_spec(model)
+    if spec is None:
         return ""
+    keys, add, put = spec
     meta = model._meta
     table = meta.db_table
-    cols = ", ".join(f'"{meta.fields_db_projection[k]}"' for k in keys)
-    sets = [f'"{meta.fields_db_projection[c]}" = "{table}"."{meta.fields_db_projection[c]}" + '
-            f'EXCLUDED."{meta.fields_db_projection[c]}"' for c in getattr(model, "UPSERT_ADD", ())]
-    sets += [f'"{meta.fields_db_projection[c]}" = EXCLUDED."{meta.fields_db_projection[c]}"'
-             for c in getattr(model, "UPSERT_SET", ())]
+    column = meta.fields_db_projection
+    cols = ", ".join(f'"{column[k]}"' for k in keys)
+    sets = [f'"{column[c]}" = "{table}"."{column[c]}" + EXCLUDED."{column[c]}"' for c in add]
+    sets += [f'"{column[c]}" = EXCLUDED."{column[c]}"' for c in put]
     return f" ON CONFLICT ({cols}) DO UPDATE SET {', '.join(sets)}"
 
 
