@@ -47,7 +47,7 @@ async def settlements_transactions(call: Call):
 async def _window(call: Call) -> analytics.Window:
     q = call.query
     return await analytics.window(principal=call.principal, period=q.get("period"), from_=q.get("from"),
-                                  to=q.get("to"), currency=q.get("currency"))
+                                  to=q.get("to"), currency=q.get("currency"), chosen_by_read=True)
 
 
 async def analytics_overview(call: Call) -> dict:

@@ -187,7 +187,7 @@ class Reports:
     async def overview(self, info: Info[Context, None], period: str | None = None, from_: From = None,
                        to: date | None = None, currency: str | None = None) -> AnalyticsOverview:
         p = info.context.principal
-        w = await analytics.window(principal=p, **_window_args(period, from_, to, currency))
+        w = await analytics.window(principal=p, chosen_by_read=True, **_window_args(period, from_, to, currency))
         o = await analytics.overview(principal=p, w=w)
         return AnalyticsOverview(volume=o["volume"], transactions=o["transactions"], approved=o["approved"],
                                  approval_rate=o["approval_rate"], period=o["period"], currency=o["currency"])
@@ -196,7 +196,7 @@ class Reports:
     async def revenue(self, info: Info[Context, None], period: str | None = None, from_: From = None,
                       to: date | None = None, currency: str | None = None) -> Revenue:
         p = info.context.principal
-        w = await analytics.window(principal=p, **_window_args(period, from_, to, currency))
+        w = await analytics.window(principal=p, chosen_by_read=True, **_window_args(period, from_, to, currency))
         r = await analytics.revenue(principal=p, w=w)
         return Revenue(total=r["total"], currency=r["currency"], period=r["period"],
                        by_day=[RevenueDay(date=date.fromisoformat(d["date"]), amount=d["amount"]) for d in r["by_day"]])
@@ -205,7 +205,7 @@ class Reports:
     async def providers(self, info: Info[Context, None], period: str | None = None, from_: From = None,
                         to: date | None = None, currency: str | None = None) -> list[ProviderStats]:
         p = info.context.principal
-        w = await analytics.window(principal=p, **_window_args(period, from_, to, currency))
+        w = await analytics.window(principal=p, chosen_by_read=True, **_window_args(period, from_, to, currency))
         return [ProviderStats(**d) for d in (await analytics.providers(principal=p, w=w))["data"]]
 
     @strawberry.field

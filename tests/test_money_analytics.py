@@ -197,3 +197,79 @@ async def test_v1_intents_count_like_payments(client, merchant, clock):
     assert (o["transactions"], o["volume"], o["approval_rate"]) == (3, 15000, 66.67)
     r = await get(client, "/api/analytics/revenue?period=7d&currency=SAR", merchant.sk)
     assert r["total"] == 15000
+
+
+async def _rollups(merchant_id: str, rows: list[tuple]) -> None:
+    """Rollup rows as the payment write adds them: (model, day, currency, provider, counts)."""
+    from models import _lookup as lookup
+    from models._rows import new
+    await lookup.insert_all([new(model, merchant_id=merchant_id, livemode=False, day=day, currency=currency,
+                                 provider=provider, **{**{c: 0 for c in model.UPSERT_ADD}, **counts})
+                             for model, day, currency, provider, counts in rows])
+
+
+async def test_the_providers_median_is_the_histograms_median_summed_over_days_and_slots(client, merchant):
+    """The statement takes each provider's median itself; it must be `median` of the histogram the
+    rows add up to, whatever the days, slots and counts (odd and even totals, one bucket, ties)."""
+    import random
+    from datetime import date
+
+    from models.money import LatencyRollup, PaymentRollup
+    rnd = random.Random(48)
+    days = [date(2026, 3, d) for d in (2, 3, 4)]
+    hists: dict[str, dict[int, int]] = {}
+    rows: list[tuple] = []
+    for i in range(10):
+        provider = f"p{i}"
+        buckets = [180] if i == 0 else [180, 320] if i == 1 else rnd.sample(range(0, 2000, 10), rnd.randint(2, 12))
+        hist = hists[provider] = {}
+        for b in buckets:
+            for _ in range(2 if i == 1 else rnd.randint(1, 4)):     # spread over days and slots, as writes spread it
+                n = 1 if i == 1 else rnd.randint(1, 9)
+                hist[b] = hist.get(b, 0) + n
+                rows.append((LatencyRollup, rnd.choice(days), "TRY", provider,
+                             {"bucket": b, "count": n, "slot": rnd.randrange(16)}))
+        rows.append((PaymentRollup, days[0], "TRY", provider, {"tries": 1, "payments": 1, "slot": 0}))
+    rows.append((LatencyRollup, days[0], "SAR", "p2", {"bucket": 5, "count": 1000, "slot": 0}))  # not TRY
+    rows.append((LatencyRollup, date(2026, 2, 27), "TRY", "p2", {"bucket": 5, "count": 1000, "slot": 0}))  # before
+    await _rollups(merchant.id, rows)
+    data = (await get(client, "/api/analytics/providers?from=2026-03-01&to=2026-03-05&currency=TRY",
+                      merchant.sk))["data"]
+    assert {d["provider"]: d["latency"] for d in data} == {p: analytics.median(h) for p, h in hists.items()}
+    assert {d["provider"]: d["latency"] for d in data}["p1"] == 250        # 180 and 320 twice each: the two middle ones
+
+
+async def test_a_report_names_the_currency_its_statement_chose(client, merchant):
+    """Without `currency`, each report reads the window's most used currency in its own statement and
+    names it, even when none of its rows is in the answer (payments without a provider: a risk
+    decline); with none in the window, the market's home currency; a given one as given."""
+    from datetime import date
+
+    from models.money import PaymentRollup
+    from services.principal import Principal
+    await _rollups(merchant.id, [(PaymentRollup, date(2026, 3, 3), "KWD", "", {"payments": 3, "slot": 1}),
+                                 (PaymentRollup, date(2026, 3, 3), "TRY", "atlas",
+                                  {"payments": 2, "approved": 2, "volume": 5000, "captured": 5000, "tries": 2,
+                                   "tries_approved": 2, "slot": 2}),
+                                 (PaymentRollup, date(2026, 3, 4), "BHD", "", {"payments": 3, "slot": 3})])
+    q = "from=2026-03-01&to=2026-03-05"
+    over = await get(client, f"/api/analytics?{q}", merchant.sk)
+    assert (over["currency"], over["transactions"], over["volume"]) == ("BHD", 3, 0)       # 3 = 3: BHD before KWD
+    principal = Principal(merchant.id, False, "secret")       # the other reports' choice, made before their read
+    assert await analytics._most_used(principal, date(2026, 3, 1), date(2026, 3, 5)) == "BHD"
+    assert await analytics._most_used(principal, date(2026, 1, 1), date(2026, 1, 31)) is None
+    rev = await get(client, f"/api/analytics/revenue?{q}", merchant.sk)
+    assert (rev["currency"], rev["total"]) == ("BHD", 0)
+    prov = await get(client, f"/api/analytics/providers?{q}", merchant.sk)
+    assert (prov["currency"], prov["data"]) == ("BHD", [])
+    prov = await get(client, f"/api/analytics/providers?{q}&currency=try", merchant.sk)
+    assert prov["currency"] == "TRY" and [d["provider"] for d in prov["data"]] == ["atlas"]
+    for path in ("/api/analytics", "/api/analytics/revenue", "/api/analytics/providers"):
+        empty = await get(client, f"{path}?from=2026-01-01&to=2026-01-31", merchant.sk)
+        assert empty["currency"] == "TRY", path                      # the Turkish market's home currency
+        assert (await get(client, f"{path}?{q}&currency=SAR", merchant.sk))["currency"] == "SAR", path
+    status, body = await gql(client, '{ reports { overview(from: "2026-03-01", to: "2026-03-05") { currency '
+                                     'transactions } revenue(from: "2026-03-01", to: "2026-03-05") { currency } } }',
+                             key=merchant.sk)
+    assert status == 200 and body["data"]["reports"] == {"overview": {"currency": "BHD", "transactions": 3},
+                                                         "revenue": {"currency": "BHD"}}, body
