@@ -108,7 +108,7 @@ class Window:
     used currency (by payments; a tie goes to the alphabetically first), else the market's `home`
     one, chosen by the report's own statement (`_chosen`) instead of a read of its own before it."""
 
-    def __init__(self, start: date, end: date, label: str, currency: str | None, home: str = "TRY"):
+    def __init__(self, start: date, end: date, label: str, currency: str | None, home: str | None = "TRY"):
         self.start, self.end, self.label, self.currency, self.home = start, end, label, currency, home
 
     @property
@@ -141,6 +141,7 @@ async def window(*, principal: Principal, period: str | None = None, from_: str 
         if period not in PERIODS:
             raise one_of("period", PERIODS)
         start, end, label = today - timedelta(days=PERIODS[period] - 1), today, period
+    home = HOME_CURRENCY.get(market, "TRY")
     if currency:
         cur = currency.upper() if isinstance(currency, str) else currency
         if cur not in CURRENCIES:
@@ -148,20 +149,15 @@ async def window(*, principal: Principal, period: str | None = None, from_: str 
     elif chosen_by_read:
         cur = None
     else:
-        cur = await _most_used(principal, start, end) or HOME_CURRENCY.get(market, "TRY")
-    return Window(start, end, label, cur, HOME_CURRENCY.get(market, "TRY"))
+        cur = await _most_used(principal, start, end) or home
+    return Window(start, end, label, cur, home)
 
 
 async def _most_used(principal: Principal, start: date, end: date) -> str | None:
-    rows = await lookup.query(
-        PaymentRollup,
-        'SELECT "currency", SUM("payments") AS "n" FROM "payment_rollups" WHERE "merchant_id" = {} AND '
-        '"livemode" = {} AND "day" >= {} AND "day" <= {} GROUP BY "currency"',
-        [principal.merchant_id, _live(principal), _day(start), _day(end)])
-    rows = [r for r in rows if int(r["n"] or 0) > 0]
-    if not rows:
-        return None
-    return sorted(rows, key=lambda r: (-int(r["n"]), r["currency"]))[0]["currency"]
+    """The window's most used currency, None without a payment in it: the rule a report's own
+    statement applies (`_MOST_USED`), read on its own for the readers that need it first."""
+    sql, values = _chosen(principal, Window(start, end, "", None, None), ' SELECT "c" FROM "w"', 0)
+    return (await lookup.query(PaymentRollup, sql, values))[0]["c"]
 
 
 def _live(principal: Principal):
